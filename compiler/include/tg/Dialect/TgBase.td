@@ -1,0 +1,84 @@
+//===- TgBase.td - The tg dialect, its types and enums -----*- tablegen -*-===//
+//
+// tg describes tensor graphs traced from C++ lambdas: static shapes, five element types, and
+// ops at the level of PyTorch's (elementwise math, reductions, layout changes, matmul), plus the
+// structural `tg.fusion` op the fuser builds. Shape and dtype rules live in one MLIR-free place,
+// tg/Graph/ShapeRules.h, which every op's verifier calls (the TgShapeRules trait).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TG_DIALECT_TGBASE_TD
+#define TG_DIALECT_TGBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/CommonTypeConstraints.td"
+
+def Tg_Dialect : Dialect {
+  let name = "tg";
+  let cppNamespace = "::tg::ir";
+  let summary = "Tensor graphs traced from C++ lambdas, fused and lowered to CUDA by tg";
+  let description = [{
+    Values are statically shaped ranked tensors of f32, f16, bf16, i32 or i1. Elementwise ops
+    take operands of one type (the importer inserts explicit `tg.broadcast` ops for numpy
+    broadcasting, and splat `tg.constant`s for scalars). Composite ops (softmax, layer_norm,
+    gelu) are decomposed into primitives before fusion. `tg.fusion` holds one kernel's worth of
+    ops in an isolated region.
+  }];
+  let hasConstantMaterializer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def Tg_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I1]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Tg_CmpPredicate : I64EnumAttr<"CmpPredicate", "comparison predicate", [
+    I64EnumAttrCase<"eq", 0>,
+    I64EnumAttrCase<"ne", 1>,
+    I64EnumAttrCase<"lt", 2>,
+    I64EnumAttrCase<"le", 3>,
+    I64EnumAttrCase<"gt", 4>,
+    I64EnumAttrCase<"ge", 5>,
+  ]> {
+  let cppNamespace = "::tg::ir";
+}
+
+def Tg_GeluApprox : I64EnumAttr<"GeluApprox", "GELU formula", [
+    I64EnumAttrCase<"erf", 0>,
+    I64EnumAttrCase<"tanh", 1>,
+  ]> {
+  let cppNamespace = "::tg::ir";
+}
+
+def Tg_FusionKind : I64EnumAttr<"FusionKind", "what a fused kernel is built around", [
+    I64EnumAttrCase<"elementwise", 0>,
+    I64EnumAttrCase<"reduction", 1>,
+    I64EnumAttrCase<"gemm", 2>,
+  ]> {
+  let cppNamespace = "::tg::ir";
+}
+
+//===----------------------------------------------------------------------===//
+// Traits and the base op class
+//===----------------------------------------------------------------------===//
+
+// Verifies an op against tg/Graph/ShapeRules.h (the rules the frontend applies while tracing).
+def Tg_ShapeRules : NativeOpTrait<"TgShapeRules"> {
+  let cppNamespace = "::tg::ir::OpTrait";
+}
+
+// Folds the op when every operand is a splat constant, by running the reference kernel on one
+// element: folding can never disagree with execution.
+def Tg_SplatFold : NativeOpTrait<"TgSplatFold"> {
+  let cppNamespace = "::tg::ir::OpTrait";
+}
+
+class Tg_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tg_Dialect, mnemonic, traits>;
+
+#endif // TG_DIALECT_TGBASE_TD

@@ -1,0 +1,341 @@
+//===- TgOps.td - tg dialect operations --------------------*- tablegen -*-===//
+#ifndef TG_DIALECT_TGOPS_TD
+#define TG_DIALECT_TGOPS_TD
+
+include "tg/Dialect/TgBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Tg_ConstantOp : Tg_Op<"constant", [ConstantLike, Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "a tensor constant";
+  let description = [{
+    A dense tensor literal. Scalars the user writes next to tensors (`x * 1.5f`) become splat
+    constants of the other operand's shape and dtype, which cost nothing in generated code.
+
+    ```mlir
+    %c = tg.constant dense<1.5> : tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary
+//===----------------------------------------------------------------------===//
+
+class Tg_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
+    : Tg_Op<mnemonic, !listconcat([Pure, Elementwise, SameOperandsAndResultType,
+                                   Tg_ShapeRules, Tg_SplatFold], traits)> {
+  let summary = what;
+  let description = "Elementwise " # what # [{. bf16/f16 are computed in f32.
+
+    ```mlir
+    %y = tg.}] # mnemonic # [{ %x : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Tg_NegOp : Tg_UnaryOp<"neg", "negation (f32, f16, bf16, i32; i32 wraps)", [Involution]>;
+def Tg_AbsOp : Tg_UnaryOp<"abs", "absolute value (f32, f16, bf16, i32)">;
+def Tg_ExpOp : Tg_UnaryOp<"exp", "exponential (floats)">;
+def Tg_LogOp : Tg_UnaryOp<"log", "natural logarithm (floats)">;
+def Tg_TanhOp : Tg_UnaryOp<"tanh", "hyperbolic tangent (floats)">;
+def Tg_SigmoidOp : Tg_UnaryOp<"sigmoid", "logistic sigmoid 1 / (1 + exp(-x)) (floats)">;
+def Tg_ReluOp : Tg_UnaryOp<"relu", "max(x, 0), keeping NaN (f32, f16, bf16, i32)">;
+def Tg_SqrtOp : Tg_UnaryOp<"sqrt", "square root (floats)">;
+def Tg_RsqrtOp : Tg_UnaryOp<"rsqrt", "reciprocal square root (floats)">;
+
+def Tg_GeluOp : Tg_Op<"gelu", [Pure, Elementwise, SameOperandsAndResultType, Tg_ShapeRules,
+    Tg_SplatFold]> {
+  let summary = "Gaussian error linear unit (floats)";
+  let description = [{
+    `erf`: 0.5 x (1 + erf(x / sqrt 2)); `tanh`: PyTorch's tanh approximation,
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). Decomposed before fusion.
+
+    ```mlir
+    %y = tg.gelu %x approximate = tanh : tensor<4x8xbf16>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, Tg_GeluApprox:$approximate);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$input `approximate` `=` $approximate attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary
+//===----------------------------------------------------------------------===//
+
+class Tg_BinaryOp<string mnemonic, string what, list<Trait> traits = []>
+    : Tg_Op<mnemonic, !listconcat([Pure, Elementwise, SameOperandsAndResultType,
+                                   Tg_ShapeRules, Tg_SplatFold], traits)> {
+  let summary = what;
+  let description = "Elementwise " # what # [{. Both operands have the result's type:
+    numpy broadcasting is made explicit with `tg.broadcast` before this op.
+
+    ```mlir
+    %z = tg.}] # mnemonic # [{ %x, %y : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$lhs, Tg_Tensor:$rhs);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Tg_AddOp : Tg_BinaryOp<"add", "addition", [Commutative]> { let hasFolder = 1; }
+def Tg_SubOp : Tg_BinaryOp<"sub", "subtraction"> { let hasFolder = 1; }
+def Tg_MulOp : Tg_BinaryOp<"mul", "multiplication", [Commutative]> { let hasFolder = 1; }
+def Tg_DivOp : Tg_BinaryOp<"div", "division (i32: truncating, x / 0 = 0)"> {
+  let hasFolder = 1;
+}
+def Tg_PowOp : Tg_BinaryOp<"pow", "power lhs^rhs (floats)">;
+def Tg_MaximumOp : Tg_BinaryOp<"maximum", "maximum, propagating NaN", [Commutative]>;
+def Tg_MinimumOp : Tg_BinaryOp<"minimum", "minimum, propagating NaN", [Commutative]>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise: compare, select, cast
+//===----------------------------------------------------------------------===//
+
+def Tg_CmpOp : Tg_Op<"cmp", [Pure, Elementwise, SameTypeOperands, Tg_ShapeRules, Tg_SplatFold,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "elementwise comparison, giving an i1 tensor";
+  let description = [{
+    Compares two tensors of one type. Comparisons with NaN are false, except `ne`.
+
+    ```mlir
+    %m = tg.cmp lt, %x, %y : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Tg_CmpPredicate:$predicate, Tg_Tensor:$lhs, Tg_Tensor:$rhs);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
+}
+
+def Tg_SelectOp : Tg_Op<"select", [Pure, Elementwise, Tg_ShapeRules, Tg_SplatFold,
+    AllTypesMatch<["true_value", "false_value", "result"]>]> {
+  let summary = "elementwise choice: condition ? true_value : false_value";
+  let description = [{
+    ```mlir
+    %r = tg.select %m, %x, %y : tensor<16xi1>, tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$condition, Tg_Tensor:$true_value, Tg_Tensor:$false_value);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:` type($condition) `,` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Tg_CastOp : Tg_Op<"cast", [Pure, Elementwise, Tg_ShapeRules, Tg_SplatFold]> {
+  let summary = "elementwise element-type conversion";
+  let description = [{
+    Floats round to nearest-even; float to i32 truncates toward zero and saturates (NaN: 0);
+    anything to i1 is `x != 0`.
+
+    ```mlir
+    %h = tg.cast %x : tensor<16xf32> to tensor<16xbf16>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
+
+def Tg_BroadcastOp : Tg_Op<"broadcast", [Pure, Tg_ShapeRules]> {
+  let summary = "explicit broadcast to a larger shape";
+  let description = [{
+    Operand dim `i` maps to result dim `dims[i]` (strictly increasing) and must be 1 or equal
+    to it; other result dims are new. Numpy broadcasting of a `[4]` vector against `[3, 4]`:
+
+    ```mlir
+    %b = tg.broadcast %v dims = [1] : tensor<4xf32> to tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$input `dims` `=` $dims attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tg_ReshapeOp : Tg_Op<"reshape", [Pure, Tg_ShapeRules]> {
+  let summary = "same elements, row-major, another shape";
+  let description = [{
+    ```mlir
+    %r = tg.reshape %x : tensor<12xf32> to tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+}
+
+def Tg_TransposeOp : Tg_Op<"transpose", [Pure, Tg_ShapeRules]> {
+  let summary = "permutes dims: result dim i is operand dim perm[i]";
+  let description = [{
+    ```mlir
+    %t = tg.transpose %x perm = [1, 0] : tensor<3x4xf32> to tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$input `perm` `=` $perm attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Tg_ReduceOp<string mnemonic, string what>
+    : Tg_Op<mnemonic, [Pure, Tg_ShapeRules]> {
+  let summary = what # " over the given axes";
+  let description = what # [{ over `axes` (strictly increasing). Reduced dims are dropped,
+    or kept with extent 1 under `keep_dims`. Floats accumulate in f32 or better.
+
+    ```mlir
+    %s = tg.}] # mnemonic # [{ %x axes = [1] : tensor<3x4xf32> to tensor<3xf32>
+    %k = tg.}] # mnemonic # [{ %x axes = [1] keep_dims : tensor<3x4xf32> to tensor<3x1xf32>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, DenseI64ArrayAttr:$axes, UnitAttr:$keep_dims);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes (`keep_dims` $keep_dims^)? attr-dict `:` type($input) `to`
+    type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Tg_ReduceSumOp : Tg_ReduceOp<"reduce_sum", "sum (f32, f16, bf16, i32)">;
+def Tg_ReduceMaxOp : Tg_ReduceOp<"reduce_max", "maximum, propagating NaN">;
+def Tg_ReduceMeanOp : Tg_ReduceOp<"reduce_mean", "arithmetic mean (floats)">;
+
+//===----------------------------------------------------------------------===//
+// Composites
+//===----------------------------------------------------------------------===//
+
+def Tg_SoftmaxOp : Tg_Op<"softmax", [Pure, SameOperandsAndResultType, Tg_ShapeRules]> {
+  let summary = "softmax along one axis";
+  let description = [{
+    exp(x - max) / sum(exp(x - max)) along `axis`. Decomposed into reductions and elementwise
+    ops before fusion.
+
+    ```mlir
+    %p = tg.softmax %x axis = 1 : tensor<8x128xf32>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, I64Attr:$axis);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$input `axis` `=` $axis attr-dict `:` type($result)";
+}
+
+def Tg_LayerNormOp : Tg_Op<"layer_norm", [Pure, AttrSizedOperandSegments, Tg_ShapeRules,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "layer normalisation over the last dim, with optional weight and bias";
+  let description = [{
+    (x - mean) / sqrt(var + epsilon) * weight + bias over the last dim (biased variance, as
+    PyTorch). `weight` and `bias` are rank-1 tensors of the last dim's extent.
+
+    ```mlir
+    %y = tg.layer_norm %x weight %w : tensor<512xf32> bias %b : tensor<512xf32>
+           epsilon = 1.0e-05 : tensor<8x512xf32>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, Optional<Tg_Tensor>:$weight,
+                       Optional<Tg_Tensor>:$bias, F64Attr:$epsilon);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`weight` $weight^ `:` type($weight))? (`bias` $bias^ `:` type($bias))?
+    `epsilon` `=` $epsilon attr-dict `:` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Contraction
+//===----------------------------------------------------------------------===//
+
+def Tg_MatmulOp : Tg_Op<"matmul", [Pure, Tg_ShapeRules]> {
+  let summary = "(batched) matrix product";
+  let description = [{
+    `a[..., M, K] @ b[..., K, N]`; `transpose_a` / `transpose_b` use the transpose of an
+    operand's last two dims instead. Batch dims are equal, or one operand is rank 2 and shared
+    by every batch. Floats only; bf16/f16 accumulate in f32, f32 uses tf32 on tensor cores
+    unless the full-precision option is set.
+
+    ```mlir
+    %y = tg.matmul %x, %w transpose_b : tensor<8x64xbf16>, tensor<32x64xbf16> -> tensor<8x32xbf16>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$a, Tg_Tensor:$b, UnitAttr:$transpose_a,
+                       UnitAttr:$transpose_b);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)? attr-dict `:`
+    type($a) `,` type($b) `->` type($result)
+  }];
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+def Tg_FusionOp : Tg_Op<"fusion", [IsolatedFromAbove, SingleBlock,
+    RecursiveMemoryEffects]> {
+  let summary = "a group of ops that becomes one kernel";
+  let description = [{
+    Built by the fusion pass. The region is isolated: the group's inputs come in as block
+    arguments and its outputs leave through `tg.yield`. `kind` names what the kernel is built
+    around (elementwise, a reduction, or a GEMM with its epilogue).
+
+    ```mlir
+    %r = tg.fusion elementwise (%x, %y) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32> {
+    ^bb0(%a: tensor<16xf32>, %b: tensor<16xf32>):
+      %s = tg.add %a, %b : tensor<16xf32>
+      %t = tg.tanh %s : tensor<16xf32>
+      tg.yield %t : tensor<16xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Tg_FusionKind:$kind, Variadic<Tg_Tensor>:$inputs);
+  let results = (outs Variadic<Tg_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Tg_YieldOp : Tg_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"FusionOp">]> {
+  let summary = "the outputs of a tg.fusion region";
+  let description = [{
+    ```mlir
+    tg.yield %a, %b : tensor<16xf32>, tensor<16xbf16>
+    ```
+  }];
+  let arguments = (ins Variadic<Tg_Tensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // TG_DIALECT_TGOPS_TD

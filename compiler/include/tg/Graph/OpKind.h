@@ -1,0 +1,95 @@
+//===- OpKind.h - The vocabulary of tg graphs, free of MLIR ---------------===//
+//
+// One enumerator per operation of the tg dialect, plus the attributes an operation can carry.
+// The frontend records traces in these terms, the importer turns them into tg dialect ops, the
+// reference kernels evaluate them, and the dialect's verifiers share their shape rules
+// (ShapeRules.h). Keeping this MLIR-free keeps MLIR headers out of the frontend's hot objects.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Support/DType.h"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace tg::graph {
+
+enum class OpKind : uint8_t {
+  // Leaves.
+  Input,
+  Constant,
+  // Elementwise unary.
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Gelu,
+  Sqrt,
+  Rsqrt,
+  // Elementwise binary (operands of one shape and dtype).
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
+  // Elementwise, other.
+  Compare,
+  Select,
+  Cast,
+  // Layout.
+  Broadcast,
+  Reshape,
+  Transpose,
+  // Reductions.
+  ReduceSum,
+  ReduceMax,
+  ReduceMean,
+  // Composites (decomposed before fusion).
+  Softmax,
+  LayerNorm,
+  // Contraction.
+  Matmul,
+};
+
+enum class CmpPredicate : uint8_t { EQ, NE, LT, LE, GT, GE };
+enum class GeluApprox : uint8_t { Erf, Tanh };
+
+/// Attributes of one operation. Only the fields that `kind` uses are meaningful.
+struct OpAttrs {
+  std::vector<int64_t> axes;  ///< ReduceSum/Max/Mean: reduced axes, ascending, non-negative.
+  std::vector<int64_t> perm;  ///< Transpose: result dim i is operand dim perm[i].
+  std::vector<int64_t> dims;  ///< Broadcast: operand dim i maps to result dim dims[i].
+  Shape shape;                ///< Broadcast/Reshape: the result shape.
+  bool keepDims = false;      ///< Reductions: keep reduced axes with extent 1.
+  CmpPredicate predicate = CmpPredicate::EQ;
+  DType dtype = DType::F32;   ///< Cast: the target element type.
+  GeluApprox gelu = GeluApprox::Tanh;
+  int64_t axis = -1;          ///< Softmax: the normalised axis (non-negative once verified).
+  double epsilon = 1e-5;      ///< LayerNorm.
+  bool hasWeight = false;     ///< LayerNorm: a scale operand follows the input.
+  bool hasBias = false;       ///< LayerNorm: a shift operand follows (after the weight if any).
+  bool transposeA = false;    ///< Matmul: use the transpose of the last two dims of A.
+  bool transposeB = false;    ///< Matmul: likewise for B.
+};
+
+/// The tg dialect mnemonic of an op kind ("add", "reduce_sum", ...).
+std::string_view opName(OpKind kind);
+/// The mnemonic of a comparison predicate ("lt", ...), and its inverse.
+std::string_view predicateName(CmpPredicate pred);
+std::optional<CmpPredicate> parsePredicate(std::string_view name);
+
+bool isUnaryElementwise(OpKind kind);
+bool isBinaryElementwise(OpKind kind);
+/// Unary, binary, compare, select and cast: one output element from one element of each input.
+bool isElementwise(OpKind kind);
+bool isReduction(OpKind kind);
+
+}  // namespace tg::graph

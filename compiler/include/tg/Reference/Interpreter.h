@@ -1,0 +1,26 @@
+//===- Interpreter.h - Runs any tg function on the CPU --------------------===//
+//
+// The oracle for every test and the CPU fallback: evaluates a func.func of tg ops (before or
+// after fusion: tg.fusion regions are evaluated op by op) with the reference kernels of
+// RefKernels.h.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Reference/HostTensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <span>
+#include <vector>
+
+namespace tg::ref {
+
+/// Evaluates `func` on `args` and returns its results. Throws tg::Error when the arguments do
+/// not match the signature or the function holds an op the interpreter cannot run.
+std::vector<HostTensor> interpret(mlir::func::FuncOp func, std::span<const HostTensor> args);
+
+/// The elements of a dense tg.constant as a host tensor.
+HostTensor hostFromElements(mlir::DenseElementsAttr elements);
+
+}  // namespace tg::ref

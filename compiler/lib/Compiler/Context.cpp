@@ -1,0 +1,68 @@
+//===- Context.cpp - Shared MLIR context and diagnostic collection --------===//
+#include "tg/Compiler/Context.h"
+
+#include "tg/Dialect/TgDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace tg::compiler {
+
+void registerDialects(mlir::DialectRegistry& registry) {
+  registry.insert<tg::ir::TgDialect, mlir::func::FuncDialect>();
+}
+
+mlir::MLIRContext& sharedContext() {
+  static mlir::MLIRContext* context = [] {
+    mlir::DialectRegistry registry;
+    registerDialects(registry);
+    auto* ctx = new mlir::MLIRContext(registry, mlir::MLIRContext::Threading::DISABLED);
+    ctx->loadAllAvailableDialects();
+    return ctx;
+  }();
+  return *context;
+}
+
+SourceLoc sourceLocOf(mlir::Location loc) {
+  if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
+    return SourceLoc(file.getFilename().str(), file.getLine());
+  if (auto name = mlir::dyn_cast<mlir::NameLoc>(loc)) {
+    SourceLoc inner = sourceLocOf(name.getChildLoc());
+    if (inner.known()) inner.function = name.getName().str();
+    return inner;
+  }
+  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc)) {
+    for (mlir::Location l : fused.getLocations()) {
+      SourceLoc inner = sourceLocOf(l);
+      if (inner.known()) return inner;
+    }
+  }
+  return {};
+}
+
+DiagnosticCollector::DiagnosticCollector(mlir::MLIRContext& context) : context_(context) {
+  handler_ = context_.getDiagEngine().registerHandler([this](mlir::Diagnostic& diag) {
+    llvm::raw_string_ostream os(text_);
+    SourceLoc where = sourceLocOf(diag.getLocation());
+    if (diag.getSeverity() == mlir::DiagnosticSeverity::Error && !firstErrorLoc_.known())
+      firstErrorLoc_ = where;
+    if (where.known()) os << where.str() << ": ";
+    switch (diag.getSeverity()) {
+      case mlir::DiagnosticSeverity::Error: os << "error: "; break;
+      case mlir::DiagnosticSeverity::Warning: os << "warning: "; break;
+      case mlir::DiagnosticSeverity::Remark: os << "remark: "; break;
+      case mlir::DiagnosticSeverity::Note: os << "note: "; break;
+    }
+    os << diag.str() << "\n";
+    for (const mlir::Diagnostic& note : diag.getNotes()) os << "  note: " << note.str() << "\n";
+    return mlir::success();
+  });
+}
+
+DiagnosticCollector::~DiagnosticCollector() {
+  context_.getDiagEngine().eraseHandler(handler_);
+}
+
+}  // namespace tg::compiler

@@ -1,0 +1,247 @@
+//===- TgFolds.cpp - Folders and canonicalization patterns of tg ops ------===//
+//
+// Only identities that hold bit for bit: x * 1, x / 1, x - (+0), x + (-0) for floats (x + 0
+// would turn -0 into +0), the same with 0 and 1 for i32, cast/broadcast/reshape/transpose to the
+// same type, compositions of layout ops, and constant folding of splats through the reference
+// kernels (so folding agrees with execution).
+//
+//===----------------------------------------------------------------------===//
+#include "tg/Dialect/OpDescription.h"
+#include "tg/Dialect/TgOps.h"
+#include "tg/Reference/RefKernels.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using tg::graph::OpKind;
+
+namespace tg::ir {
+
+//===----------------------------------------------------------------------===//
+// Splat helpers
+//===----------------------------------------------------------------------===//
+
+static DenseElementsAttr splatOf(Attribute attr) {
+  auto dense = dyn_cast_if_present<DenseElementsAttr>(attr);
+  return dense && dense.isSplat() ? dense : DenseElementsAttr();
+}
+
+/// The splat element as a one-element host tensor of the same dtype.
+static std::optional<ref::HostTensor> splatToHost(DenseElementsAttr splat) {
+  std::optional<DType> dtype = dtypeOf(splat.getElementType());
+  if (!dtype) return std::nullopt;
+  ref::HostTensor t(*dtype, {});
+  if (is_floating(*dtype)) {
+    APFloat v = splat.getSplatValue<APFloat>();
+    bool lost;
+    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);  // exact: widening
+    t.setFloat(0, v.convertToFloat());
+  } else {
+    APInt v = splat.getSplatValue<APInt>();
+    t.setInt(0, static_cast<int32_t>(*dtype == DType::Bool ? v.getZExtValue()
+                                                           : v.getSExtValue()));
+  }
+  return t;
+}
+
+static DenseElementsAttr hostToSplat(const ref::HostTensor& t, ShapedType type) {
+  Type element = type.getElementType();
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    APFloat v(t.floatAt(0));  // the host value is already rounded to the dtype: exact
+    bool lost;
+    v.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return DenseElementsAttr::get(type, v);
+  }
+  unsigned width = element.getIntOrFloatBitWidth();
+  return DenseElementsAttr::get(type, APInt(width, static_cast<uint64_t>(t.intAt(0)),
+                                            /*isSigned=*/width > 1, /*implicitTrunc=*/true));
+}
+
+LogicalResult foldSplatElementwise(Operation* op, ArrayRef<Attribute> operands,
+                                   SmallVectorImpl<OpFoldResult>& results) {
+  if (op->getNumResults() != 1 || operands.empty()) return failure();
+  std::vector<ref::HostTensor> hosts;
+  for (Attribute a : operands) {
+    DenseElementsAttr splat = splatOf(a);
+    if (!splat) return failure();
+    std::optional<ref::HostTensor> h = splatToHost(splat);
+    if (!h) return failure();
+    hosts.push_back(*h);
+  }
+  std::optional<OpDescription> desc = describeOp(op);
+  if (!desc || !graph::isElementwise(desc->kind)) return failure();
+  ref::HostTensor r = ref::evaluate(desc->kind, desc->attrs, hosts);
+  results.push_back(hostToSplat(r, cast<ShapedType>(op->getResult(0).getType())));
+  return success();
+}
+
+/// True if `attr` is a splat float constant equal to `value` with the same sign of zero.
+static bool isSplatFloat(Attribute attr, double value) {
+  DenseElementsAttr splat = splatOf(attr);
+  if (!splat || !isa<FloatType>(splat.getElementType())) return false;
+  APFloat v = splat.getSplatValue<APFloat>();
+  bool lost;
+  v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+  return v.bitwiseIsEqual(APFloat(value));
+}
+
+static bool isSplatInt(Attribute attr, int64_t value) {
+  DenseElementsAttr splat = splatOf(attr);
+  return splat && splat.getElementType().isInteger() &&
+         splat.getSplatValue<APInt>().getSExtValue() == value;
+}
+
+static bool isFloatOp(Operation* op) {
+  return isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType()));
+}
+
+/// x + (-0.0) = x and x * 1 = x, identities for floats; `intIdentity` plays that role for i32.
+static OpFoldResult foldIdentity(Operation* op, Attribute lhs, Attribute rhs, double floatId,
+                                 int64_t intId, bool commutative) {
+  bool isFloat = isFloatOp(op);
+  auto isId = [&](Attribute a) { return isFloat ? isSplatFloat(a, floatId) : isSplatInt(a, intId); };
+  if (isId(rhs)) return op->getOperand(0);
+  if (commutative && isId(lhs)) return op->getOperand(1);
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Folders
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult AddOp::fold(FoldAdaptor a) {
+  return foldIdentity(*this, a.getLhs(), a.getRhs(), -0.0, 0, /*commutative=*/true);
+}
+OpFoldResult SubOp::fold(FoldAdaptor a) {
+  return foldIdentity(*this, a.getLhs(), a.getRhs(), +0.0, 0, /*commutative=*/false);
+}
+OpFoldResult MulOp::fold(FoldAdaptor a) {
+  return foldIdentity(*this, a.getLhs(), a.getRhs(), 1.0, 1, /*commutative=*/true);
+}
+OpFoldResult DivOp::fold(FoldAdaptor a) {
+  return foldIdentity(*this, a.getLhs(), a.getRhs(), 1.0, 1, /*commutative=*/false);
+}
+
+OpFoldResult SelectOp::fold(FoldAdaptor a) {
+  if (getTrueValue() == getFalseValue()) return getTrueValue();
+  if (DenseElementsAttr cond = splatOf(a.getCondition()))
+    return cond.getSplatValue<bool>() ? getTrueValue() : getFalseValue();
+  return {};
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType()) return getInput();
+  return {};
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType()) return getInput();
+  if (DenseElementsAttr splat = splatOf(a.getInput()))
+    return DenseElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
+  return {};
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType()) return getInput();
+  if (auto dense = dyn_cast_if_present<DenseElementsAttr>(a.getInput()))
+    return dense.reshape(getType());
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {  // reshape(reshape(x))
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+static bool isIdentityPerm(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (p != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor a) {
+  if (isIdentityPerm(getPerm())) return getInput();
+  if (DenseElementsAttr splat = splatOf(a.getInput()))
+    return DenseElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {  // compose the permutations
+    SmallVector<int64_t> composed;
+    for (int64_t p : getPerm()) composed.push_back(inner.getPerm()[p]);
+    if (isIdentityPerm(composed)) return inner.getInput();
+    setPerm(composed);
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+template <typename ReduceOp>
+static OpFoldResult foldReduce(ReduceOp op) {
+  if (op.getAxes().empty() && op.getInput().getType() == op.getType()) return op.getInput();
+  return {};
+}
+OpFoldResult ReduceSumOp::fold(FoldAdaptor) { return foldReduce(*this); }
+OpFoldResult ReduceMaxOp::fold(FoldAdaptor) { return foldReduce(*this); }
+OpFoldResult ReduceMeanOp::fold(FoldAdaptor) { return foldReduce(*this); }
+
+//===----------------------------------------------------------------------===//
+// Canonicalization patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// broadcast(broadcast(x)) -> broadcast(x), composing the dim maps.
+struct ComposeBroadcasts : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op, PatternRewriter& rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<BroadcastOp>();
+    if (!inner) return failure();
+    SmallVector<int64_t> dims;
+    for (int64_t d : inner.getDims()) dims.push_back(op.getDims()[d]);
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, op.getType(), inner.getInput(), dims);
+    return success();
+  }
+};
+
+/// matmul(transpose(a) over its last two dims, b) -> matmul(a, b) {transpose_a}; same for b.
+struct AbsorbTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static TransposeOp swapsLastTwo(Value v) {
+    auto t = v.getDefiningOp<TransposeOp>();
+    if (!t) return {};
+    ArrayRef<int64_t> perm = t.getPerm();
+    size_t r = perm.size();
+    if (r < 2 || perm[r - 2] != static_cast<int64_t>(r - 1) ||
+        perm[r - 1] != static_cast<int64_t>(r - 2))
+      return {};
+    for (size_t i = 0; i + 2 < r; ++i)
+      if (perm[i] != static_cast<int64_t>(i)) return {};
+    return t;
+  }
+
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter& rewriter) const override {
+    TransposeOp ta = swapsLastTwo(op.getA()), tb = swapsLastTwo(op.getB());
+    if (!ta && !tb) return failure();
+    Value a = ta ? ta.getInput() : op.getA();
+    Value b = tb ? tb.getInput() : op.getB();
+    bool transA = op.getTransposeA() != static_cast<bool>(ta);
+    bool transB = op.getTransposeB() != static_cast<bool>(tb);
+    rewriter.replaceOpWithNewOp<MatmulOp>(op, op.getType(), a, b, transA, transB);
+    return success();
+  }
+};
+
+}  // namespace
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet& results, MLIRContext* context) {
+  results.add<ComposeBroadcasts>(context);
+}
+
+void MatmulOp::getCanonicalizationPatterns(RewritePatternSet& results, MLIRContext* context) {
+  results.add<AbsorbTransposeIntoMatmul>(context);
+}
+
+}  // namespace tg::ir

@@ -1,0 +1,96 @@
+//===- TgOps.cpp - Verifiers and type inference of tg ops -----------------===//
+#include "tg/Dialect/TgOps.h"
+
+#include "tg/Dialect/OpDescription.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+
+namespace tg::ir {
+
+LogicalResult verifyShapeRules(Operation* op) {
+  std::optional<OpDescription> desc = describeOp(op);
+  if (!desc) return op->emitOpError("has no tg shape rule");
+  std::vector<graph::TensorType> operands;
+  for (Value v : op->getOperands()) {
+    std::optional<graph::TensorType> t = typeOf(v.getType());
+    if (!t) return op->emitOpError("operand type ") << v.getType() << " is not a tg tensor";
+    operands.push_back(*t);
+  }
+  graph::TensorType inferred;
+  std::string error = graph::inferResultType(desc->kind, desc->attrs, operands, inferred);
+  if (!error.empty()) return op->emitOpError(error);
+  std::optional<graph::TensorType> actual = typeOf(op->getResult(0).getType());
+  if (!actual || *actual != inferred)
+    return op->emitOpError("result type ")
+           << op->getResult(0).getType() << " does not match the inferred type "
+           << tensorTypeOf(op->getContext(), inferred);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext*, std::optional<Location>,
+                                           ValueRange, DictionaryAttr attributes,
+                                           OpaqueProperties properties, RegionRange,
+                                           SmallVectorImpl<Type>& inferred) {
+  auto* props = properties.as<Properties*>();
+  Attribute value = props ? props->value : attributes.get("value");
+  auto elements = dyn_cast_if_present<ElementsAttr>(value);
+  if (!elements) return failure();
+  inferred.push_back(elements.getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  if (!typeOf(getValue().getType()))
+    return emitOpError("value must be a static-shape tensor of f32, f16, bf16, i32 or i1, got ")
+           << getValue().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CmpOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CmpOp::inferReturnTypes(MLIRContext* context, std::optional<Location>,
+                                      ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                      RegionRange, SmallVectorImpl<Type>& inferred) {
+  if (operands.empty()) return failure();
+  auto type = dyn_cast<RankedTensorType>(operands[0].getType());
+  if (!type) return failure();
+  inferred.push_back(RankedTensorType::get(type.getShape(), IntegerType::get(context, 1)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FusionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FusionOp::verify() {
+  Block& body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("region has ") << body.getNumArguments() << " arguments but the op has "
+                                      << getInputs().size() << " inputs";
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(body.getArguments(), getInputs()))) {
+    auto [arg, input] = pair;
+    if (arg.getType() != input.getType())
+      return emitOpError("region argument ") << i << " has type " << arg.getType()
+                                             << " but input " << i << " is " << input.getType();
+  }
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield) return emitOpError("region must end with tg.yield");
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yields (") << yield.getValues().getTypes() << ") but returns ("
+                                   << getResultTypes() << ")";
+  return success();
+}
+
+}  // namespace tg::ir
+
+#define GET_OP_CLASSES
+#include "tg/Dialect/TgOps.cpp.inc"

@@ -1,0 +1,78 @@
+//===- OpKind.cpp - Names and classes of tg op kinds ----------------------===//
+#include "tg/Graph/OpKind.h"
+
+namespace tg::graph {
+
+std::string_view opName(OpKind kind) {
+  switch (kind) {
+    case OpKind::Input: return "input";
+    case OpKind::Constant: return "constant";
+    case OpKind::Neg: return "neg";
+    case OpKind::Abs: return "abs";
+    case OpKind::Exp: return "exp";
+    case OpKind::Log: return "log";
+    case OpKind::Tanh: return "tanh";
+    case OpKind::Sigmoid: return "sigmoid";
+    case OpKind::Relu: return "relu";
+    case OpKind::Gelu: return "gelu";
+    case OpKind::Sqrt: return "sqrt";
+    case OpKind::Rsqrt: return "rsqrt";
+    case OpKind::Add: return "add";
+    case OpKind::Sub: return "sub";
+    case OpKind::Mul: return "mul";
+    case OpKind::Div: return "div";
+    case OpKind::Pow: return "pow";
+    case OpKind::Maximum: return "maximum";
+    case OpKind::Minimum: return "minimum";
+    case OpKind::Compare: return "cmp";
+    case OpKind::Select: return "select";
+    case OpKind::Cast: return "cast";
+    case OpKind::Broadcast: return "broadcast";
+    case OpKind::Reshape: return "reshape";
+    case OpKind::Transpose: return "transpose";
+    case OpKind::ReduceSum: return "reduce_sum";
+    case OpKind::ReduceMax: return "reduce_max";
+    case OpKind::ReduceMean: return "reduce_mean";
+    case OpKind::Softmax: return "softmax";
+    case OpKind::LayerNorm: return "layer_norm";
+    case OpKind::Matmul: return "matmul";
+  }
+  return "?";
+}
+
+std::string_view predicateName(CmpPredicate pred) {
+  switch (pred) {
+    case CmpPredicate::EQ: return "eq";
+    case CmpPredicate::NE: return "ne";
+    case CmpPredicate::LT: return "lt";
+    case CmpPredicate::LE: return "le";
+    case CmpPredicate::GT: return "gt";
+    case CmpPredicate::GE: return "ge";
+  }
+  return "?";
+}
+
+std::optional<CmpPredicate> parsePredicate(std::string_view name) {
+  for (CmpPredicate p : {CmpPredicate::EQ, CmpPredicate::NE, CmpPredicate::LT, CmpPredicate::LE,
+                         CmpPredicate::GT, CmpPredicate::GE})
+    if (predicateName(p) == name) return p;
+  return std::nullopt;
+}
+
+bool isUnaryElementwise(OpKind kind) {
+  return kind >= OpKind::Neg && kind <= OpKind::Rsqrt;
+}
+
+bool isBinaryElementwise(OpKind kind) {
+  return kind >= OpKind::Add && kind <= OpKind::Minimum;
+}
+
+bool isElementwise(OpKind kind) {
+  return kind >= OpKind::Neg && kind <= OpKind::Cast;
+}
+
+bool isReduction(OpKind kind) {
+  return kind == OpKind::ReduceSum || kind == OpKind::ReduceMax || kind == OpKind::ReduceMean;
+}
+
+}  // namespace tg::graph

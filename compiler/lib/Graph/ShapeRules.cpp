@@ -1,0 +1,295 @@
+//===- ShapeRules.cpp - Result types of tg ops, and why an op is invalid --===//
+#include "tg/Graph/ShapeRules.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace tg::graph {
+
+std::string TensorType::str() const {
+  return std::string(dtype_name(dtype)) + format_shape(shape);
+}
+
+std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) return std::nullopt;
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+std::vector<int64_t> trailingDims(int64_t operandRank, int64_t resultRank) {
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < operandRank; ++i) dims.push_back(resultRank - operandRank + i);
+  return dims;
+}
+
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+size_t expectedOperandCount(OpKind kind, const OpAttrs& attrs) {
+  if (kind == OpKind::Input || kind == OpKind::Constant) return 0;
+  if (isUnaryElementwise(kind) || kind == OpKind::Cast || kind == OpKind::Broadcast ||
+      kind == OpKind::Reshape || kind == OpKind::Transpose || isReduction(kind) ||
+      kind == OpKind::Softmax)
+    return 1;
+  if (kind == OpKind::LayerNorm) return 1 + attrs.hasWeight + attrs.hasBias;
+  if (kind == OpKind::Select) return 3;
+  return 2;  // binary, compare, matmul
+}
+
+namespace {
+
+std::string join(const std::vector<int64_t>& v) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+  os << ']';
+  return os.str();
+}
+
+/// Which element types an elementwise op accepts.
+enum class Accepts { Float, Numeric, Any };
+
+Accepts acceptedTypes(OpKind kind) {
+  switch (kind) {
+    case OpKind::Neg:
+    case OpKind::Abs:
+    case OpKind::Relu:
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::Maximum:
+    case OpKind::Minimum:
+      return Accepts::Numeric;
+    case OpKind::Compare:
+    case OpKind::Cast:
+      return Accepts::Any;
+    default:
+      return Accepts::Float;
+  }
+}
+
+std::string checkDType(OpKind kind, DType dtype) {
+  switch (acceptedTypes(kind)) {
+    case Accepts::Float:
+      if (!is_floating(dtype))
+        return std::string("needs a floating-point operand (f32, f16 or bf16), got ") +
+               dtype_name(dtype);
+      return {};
+    case Accepts::Numeric:
+      if (dtype == DType::Bool) return "needs a numeric operand (f32, f16, bf16 or i32), got bool";
+      return {};
+    case Accepts::Any:
+      return {};
+  }
+  return {};
+}
+
+std::string checkSameTypes(std::span<const TensorType> ops) {
+  for (size_t i = 1; i < ops.size(); ++i) {
+    if (ops[i].dtype != ops[0].dtype)
+      return "operands have different dtypes: " + ops[0].str() + " vs " + ops[i].str();
+    if (ops[i].shape != ops[0].shape)
+      return "operands have different shapes: " + ops[0].str() + " vs " + ops[i].str();
+  }
+  return {};
+}
+
+std::string inferBroadcast(const OpAttrs& attrs, const TensorType& in, TensorType& result) {
+  const Shape& target = attrs.shape;
+  if (attrs.dims.size() != in.shape.size())
+    return "broadcast dims " + join(attrs.dims) + " must have one entry per operand dim (" +
+           std::to_string(in.shape.size()) + ")";
+  for (size_t i = 0; i < attrs.dims.size(); ++i) {
+    int64_t d = attrs.dims[i];
+    if (d < 0 || d >= static_cast<int64_t>(target.size()))
+      return "broadcast dim " + std::to_string(d) + " is out of range for result rank " +
+             std::to_string(target.size());
+    if (i > 0 && d <= attrs.dims[i - 1])
+      return "broadcast dims " + join(attrs.dims) + " must be strictly increasing";
+    if (in.shape[i] != 1 && in.shape[i] != target[d])
+      return "operand dim " + std::to_string(i) + " of size " + std::to_string(in.shape[i]) +
+             " cannot broadcast to result dim " + std::to_string(d) + " of size " +
+             std::to_string(target[d]);
+  }
+  result = {in.dtype, target};
+  return {};
+}
+
+std::string inferReduction(OpKind kind, const OpAttrs& attrs, const TensorType& in,
+                           TensorType& result) {
+  int64_t rank = static_cast<int64_t>(in.shape.size());
+  if (kind == OpKind::ReduceMean && !is_floating(in.dtype))
+    return std::string("needs a floating-point operand, got ") + dtype_name(in.dtype);
+  if (in.dtype == DType::Bool) return "cannot reduce a bool tensor";
+  for (size_t i = 0; i < attrs.axes.size(); ++i) {
+    int64_t a = attrs.axes[i];
+    if (a < 0 || a >= rank)
+      return "axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank);
+    if (i > 0 && a <= attrs.axes[i - 1])
+      return "axes " + join(attrs.axes) + " must be strictly increasing (no repeats)";
+  }
+  Shape out;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool reduced = std::find(attrs.axes.begin(), attrs.axes.end(), d) != attrs.axes.end();
+    if (!reduced)
+      out.push_back(in.shape[d]);
+    else if (attrs.keepDims)
+      out.push_back(1);
+  }
+  result = {in.dtype, out};
+  return {};
+}
+
+std::string inferMatmul(const OpAttrs& attrs, const TensorType& a, const TensorType& b,
+                        TensorType& result) {
+  if (!is_floating(a.dtype))
+    return std::string("needs floating-point operands, got ") + dtype_name(a.dtype);
+  if (a.dtype != b.dtype) return "operands have different dtypes: " + a.str() + " vs " + b.str();
+  size_t ra = a.shape.size(), rb = b.shape.size();
+  if (ra < 2 || rb < 2)
+    return "operands must have rank 2 or more, got " + a.str() + " and " + b.str();
+  int64_t m = attrs.transposeA ? a.shape[ra - 1] : a.shape[ra - 2];
+  int64_t ka = attrs.transposeA ? a.shape[ra - 2] : a.shape[ra - 1];
+  int64_t kb = attrs.transposeB ? b.shape[rb - 1] : b.shape[rb - 2];
+  int64_t n = attrs.transposeB ? b.shape[rb - 2] : b.shape[rb - 1];
+  if (ka != kb)
+    return "contraction dims differ: " + a.str() + (attrs.transposeA ? "^T" : "") + " @ " +
+           b.str() + (attrs.transposeB ? "^T" : "") + " (K = " + std::to_string(ka) + " vs " +
+           std::to_string(kb) + ")";
+  Shape batchA(a.shape.begin(), a.shape.end() - 2), batchB(b.shape.begin(), b.shape.end() - 2);
+  Shape batch;
+  if (ra == 2)
+    batch = batchB;
+  else if (rb == 2 || batchA == batchB)
+    batch = batchA;
+  else
+    return "batch dims differ: " + a.str() + " vs " + b.str() +
+           " (they must be equal, or one operand must be rank 2)";
+  batch.push_back(m);
+  batch.push_back(n);
+  result = {a.dtype, batch};
+  return {};
+}
+
+std::string inferLayerNorm(const OpAttrs& attrs, std::span<const TensorType> ops,
+                           TensorType& result) {
+  const TensorType& x = ops[0];
+  if (!is_floating(x.dtype))
+    return std::string("needs a floating-point operand, got ") + dtype_name(x.dtype);
+  if (x.shape.empty()) return "needs an operand of rank 1 or more";
+  if (!(attrs.epsilon >= 0)) return "epsilon must be non-negative";
+  Shape affine{x.shape.back()};
+  for (size_t i = 1; i < ops.size(); ++i) {
+    const char* what = (i == 1 && attrs.hasWeight) ? "weight" : "bias";
+    if (ops[i].dtype != x.dtype || ops[i].shape != affine)
+      return std::string(what) + " must be " + TensorType{x.dtype, affine}.str() +
+             " (the normalised last dim), got " + ops[i].str();
+  }
+  result = x;
+  return {};
+}
+
+}  // namespace
+
+std::string inferResultType(OpKind kind, const OpAttrs& attrs,
+                            std::span<const TensorType> operands, TensorType& result) {
+  size_t expected = expectedOperandCount(kind, attrs);
+  if (operands.size() != expected)
+    return "expects " + std::to_string(expected) + " operands, got " +
+           std::to_string(operands.size());
+  for (const TensorType& t : operands)
+    for (int64_t d : t.shape)
+      if (d < 0) return "operand " + t.str() + " has a negative extent";
+
+  if (kind == OpKind::Input || kind == OpKind::Constant) {
+    result = {attrs.dtype, attrs.shape};
+    return {};
+  }
+  if (isUnaryElementwise(kind)) {
+    if (std::string err = checkDType(kind, operands[0].dtype); !err.empty()) return err;
+    result = operands[0];
+    return {};
+  }
+  if (isBinaryElementwise(kind) || kind == OpKind::Compare) {
+    if (std::string err = checkSameTypes(operands); !err.empty()) return err;
+    if (std::string err = checkDType(kind, operands[0].dtype); !err.empty()) return err;
+    result = operands[0];
+    if (kind == OpKind::Compare) result.dtype = DType::Bool;
+    return {};
+  }
+  switch (kind) {
+    case OpKind::Select: {
+      const TensorType &c = operands[0], &a = operands[1];
+      if (c.dtype != DType::Bool)
+        return "condition must be a bool tensor, got " + c.str();
+      if (std::string err = checkSameTypes(operands.subspan(1)); !err.empty()) return err;
+      if (c.shape != a.shape)
+        return "condition shape " + format_shape(c.shape) + " differs from value shape " +
+               format_shape(a.shape);
+      result = a;
+      return {};
+    }
+    case OpKind::Cast:
+      result = {attrs.dtype, operands[0].shape};
+      return {};
+    case OpKind::Broadcast:
+      return inferBroadcast(attrs, operands[0], result);
+    case OpKind::Reshape: {
+      for (int64_t d : attrs.shape)
+        if (d < 0) return "reshape target " + format_shape(attrs.shape) + " has a negative extent";
+      if (shape_numel(attrs.shape) != shape_numel(operands[0].shape))
+        return "cannot reshape " + operands[0].str() + " (" +
+               std::to_string(shape_numel(operands[0].shape)) + " elements) to " +
+               format_shape(attrs.shape) + " (" + std::to_string(shape_numel(attrs.shape)) +
+               " elements)";
+      result = {operands[0].dtype, attrs.shape};
+      return {};
+    }
+    case OpKind::Transpose: {
+      const Shape& in = operands[0].shape;
+      std::vector<int64_t> sorted = attrs.perm;
+      std::sort(sorted.begin(), sorted.end());
+      bool isPerm = sorted.size() == in.size();
+      for (size_t i = 0; isPerm && i < sorted.size(); ++i) isPerm = sorted[i] == (int64_t)i;
+      if (!isPerm)
+        return "perm " + join(attrs.perm) + " is not a permutation of the " +
+               std::to_string(in.size()) + " dims of " + operands[0].str();
+      Shape out;
+      for (int64_t p : attrs.perm) out.push_back(in[p]);
+      result = {operands[0].dtype, out};
+      return {};
+    }
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMax:
+    case OpKind::ReduceMean:
+      return inferReduction(kind, attrs, operands[0], result);
+    case OpKind::Softmax: {
+      if (!is_floating(operands[0].dtype))
+        return std::string("needs a floating-point operand, got ") +
+               dtype_name(operands[0].dtype);
+      int64_t rank = static_cast<int64_t>(operands[0].shape.size());
+      if (attrs.axis < 0 || attrs.axis >= rank)
+        return "axis " + std::to_string(attrs.axis) + " is out of range for rank " +
+               std::to_string(rank);
+      result = operands[0];
+      return {};
+    }
+    case OpKind::LayerNorm:
+      return inferLayerNorm(attrs, operands, result);
+    case OpKind::Matmul:
+      return inferMatmul(attrs, operands[0], operands[1], result);
+    default:
+      return "unknown op kind";
+  }
+}
+
+}  // namespace tg::graph

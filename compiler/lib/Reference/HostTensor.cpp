@@ -1,0 +1,157 @@
+//===- HostTensor.cpp - Host tensors and element conversions --------------===//
+#include "tg/Reference/HostTensor.h"
+
+#include "tg/Support/Half.h"
+
+#include <cassert>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace tg::ref {
+
+HostTensor::HostTensor(DType dtype, Shape shape)
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      buffer_(std::make_shared<std::vector<std::byte>>(
+          static_cast<size_t>(shape_numel(shape_)) * dtype_size(dtype))) {}
+
+int32_t floatToInt32(float value) {
+  if (std::isnan(value)) return 0;
+  if (value >= 2147483648.0f) return std::numeric_limits<int32_t>::max();
+  if (value <= -2147483648.0f) return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(value);  // truncates toward zero
+}
+
+float toFloat(DType dtype, const std::byte* p) {
+  switch (dtype) {
+    case DType::F32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+    case DType::F16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      return f16_to_float(h);
+    }
+    case DType::BF16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      return bf16_to_float(h);
+    }
+    case DType::I32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return static_cast<float>(v);
+    }
+    case DType::Bool:
+      return *reinterpret_cast<const uint8_t*>(p) ? 1.0f : 0.0f;
+  }
+  return 0;
+}
+
+void fromFloat(DType dtype, float value, std::byte* p) {
+  switch (dtype) {
+    case DType::F32:
+      std::memcpy(p, &value, 4);
+      return;
+    case DType::F16: {
+      uint16_t h = float_to_f16(value);
+      std::memcpy(p, &h, 2);
+      return;
+    }
+    case DType::BF16: {
+      uint16_t h = float_to_bf16(value);
+      std::memcpy(p, &h, 2);
+      return;
+    }
+    case DType::I32: {
+      int32_t v = floatToInt32(value);
+      std::memcpy(p, &v, 4);
+      return;
+    }
+    case DType::Bool:
+      *reinterpret_cast<uint8_t*>(p) = value != 0.0f ? 1 : 0;  // NaN is true
+      return;
+  }
+}
+
+HostTensor HostTensor::fromFloats(DType dtype, Shape shape, std::span<const float> values) {
+  HostTensor t(dtype, std::move(shape));
+  assert(static_cast<int64_t>(values.size()) == t.numel());
+  for (int64_t i = 0; i < t.numel(); ++i) t.setFloat(i, values[i]);
+  return t;
+}
+
+HostTensor HostTensor::fromInts(DType dtype, Shape shape, std::span<const int32_t> values) {
+  HostTensor t(dtype, std::move(shape));
+  assert(static_cast<int64_t>(values.size()) == t.numel());
+  for (int64_t i = 0; i < t.numel(); ++i) t.setInt(i, values[i]);
+  return t;
+}
+
+HostTensor HostTensor::filled(DType dtype, Shape shape, double value) {
+  HostTensor t(dtype, std::move(shape));
+  if (t.numel() == 0) return t;
+  if (dtype == DType::I32) {
+    t.setInt(0, static_cast<int32_t>(value));
+  } else {
+    t.setFloat(0, static_cast<float>(value));
+  }
+  size_t size = dtype_size(dtype);
+  for (int64_t i = 1; i < t.numel(); ++i)
+    std::memcpy(t.mutableData() + i * size, t.data(), size);
+  return t;
+}
+
+float HostTensor::floatAt(int64_t i) const {
+  return toFloat(dtype_, data() + i * dtype_size(dtype_));
+}
+
+int32_t HostTensor::intAt(int64_t i) const {
+  if (dtype_ == DType::I32) return dataAs<int32_t>()[i];
+  if (dtype_ == DType::Bool) return dataAs<uint8_t>()[i];
+  return floatToInt32(floatAt(i));
+}
+
+void HostTensor::setFloat(int64_t i, float value) {
+  fromFloat(dtype_, value, mutableData() + i * dtype_size(dtype_));
+}
+
+void HostTensor::setInt(int64_t i, int32_t value) {
+  if (dtype_ == DType::I32)
+    mutableDataAs<int32_t>()[i] = value;
+  else if (dtype_ == DType::Bool)
+    mutableDataAs<uint8_t>()[i] = value != 0;
+  else
+    setFloat(i, static_cast<float>(value));
+}
+
+std::vector<float> HostTensor::toFloats() const {
+  std::vector<float> out(numel());
+  for (int64_t i = 0; i < numel(); ++i) out[i] = floatAt(i);
+  return out;
+}
+
+std::vector<int32_t> HostTensor::toInts() const {
+  std::vector<int32_t> out(numel());
+  for (int64_t i = 0; i < numel(); ++i) out[i] = intAt(i);
+  return out;
+}
+
+HostTensor HostTensor::reshaped(Shape shape) const {
+  assert(shape_numel(shape) == numel());
+  HostTensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+std::vector<int64_t> rowMajorStrides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+}  // namespace tg::ref

@@ -1,0 +1,123 @@
+//===- Interpreter.cpp - Evaluation of tg IR with the reference kernels ---===//
+#include "tg/Reference/Interpreter.h"
+
+#include "tg/Compiler/Context.h"
+#include "tg/Dialect/OpDescription.h"
+#include "tg/Dialect/TgOps.h"
+#include "tg/Reference/RefKernels.h"
+#include "tg/Support/Error.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace tg::ref {
+
+/// Element `i` of `elements` stored into `t` (f32 widening of floats is exact).
+static void storeElement(HostTensor& t, int64_t i, Attribute element) {
+  if (auto f = dyn_cast<FloatAttr>(element)) {
+    APFloat v = f.getValue();
+    bool lost;
+    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    t.setFloat(i, v.convertToFloat());
+  } else {
+    const APInt& v = cast<IntegerAttr>(element).getValue();
+    t.setInt(i, static_cast<int32_t>(t.dtype() == DType::Bool ? v.getZExtValue()
+                                                              : v.getSExtValue()));
+  }
+}
+
+HostTensor hostFromElements(DenseElementsAttr elements) {
+  std::optional<graph::TensorType> type = ir::typeOf(elements.getType());
+  if (!type) throw Error("interpreter: constant of unsupported type");
+  HostTensor t(type->dtype, type->shape);
+  const int64_t n = t.numel();
+  if (n == 0) return t;
+  if (elements.isSplat()) {
+    storeElement(t, 0, elements.getSplatValue<Attribute>());
+    const size_t size = dtype_size(t.dtype());
+    for (int64_t i = 1; i < n; ++i)
+      std::copy(t.data(), t.data() + size, t.mutableData() + i * size);
+    return t;
+  }
+  int64_t i = 0;
+  for (Attribute element : elements.getValues<Attribute>()) storeElement(t, i++, element);
+  return t;
+}
+
+namespace {
+
+std::string opText(Operation* op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "'" << op->getName() << "'";
+  return s;
+}
+
+/// Evaluates the ops of `block` in order; returns the values its terminator passes on.
+std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTensor>& values) {
+  auto lookup = [&](Value v) -> const HostTensor& {
+    auto it = values.find(v);
+    if (it == values.end()) throw Error("interpreter: use of a value that was never computed");
+    return it->second;
+  };
+  for (Operation& op : block) {
+    if (isa<func::ReturnOp, ir::YieldOp>(op)) {
+      std::vector<HostTensor> results;
+      for (Value v : op.getOperands()) results.push_back(lookup(v));
+      return results;
+    }
+    if (auto fusion = dyn_cast<ir::FusionOp>(op)) {
+      Block& body = fusion.getBody().front();
+      llvm::DenseMap<Value, HostTensor> inner;
+      for (auto [arg, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
+        inner[arg] = lookup(input);
+      std::vector<HostTensor> results = evaluateBlock(body, inner);
+      for (auto [res, value] : llvm::zip(fusion.getResults(), results)) values[res] = value;
+      continue;
+    }
+    if (auto constant = dyn_cast<ir::ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dense)
+        throw Error("interpreter: only dense constants are supported",
+                    compiler::sourceLocOf(op.getLoc()));
+      values[constant.getResult()] = hostFromElements(dense);
+      continue;
+    }
+    std::optional<ir::OpDescription> desc = ir::describeOp(&op);
+    if (!desc)
+      throw Error("interpreter: cannot evaluate " + opText(&op),
+                  compiler::sourceLocOf(op.getLoc()));
+    std::vector<HostTensor> operands;
+    for (Value v : op.getOperands()) operands.push_back(lookup(v));
+    values[op.getResult(0)] = evaluate(desc->kind, desc->attrs, operands);
+  }
+  throw Error("interpreter: block has no terminator");
+}
+
+}  // namespace
+
+std::vector<HostTensor> interpret(func::FuncOp func, std::span<const HostTensor> args) {
+  if (func.isExternal()) throw Error("interpreter: function @" + func.getSymName().str() +
+                                     " has no body");
+  Block& entry = func.getBody().front();
+  if (entry.getNumArguments() != args.size())
+    throw Error("interpreter: @" + func.getSymName().str() + " takes " +
+                std::to_string(entry.getNumArguments()) + " arguments, got " +
+                std::to_string(args.size()));
+  llvm::DenseMap<Value, HostTensor> values;
+  for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
+    std::optional<graph::TensorType> expected = ir::typeOf(arg.getType());
+    graph::TensorType given{args[i].dtype(), args[i].shape()};
+    if (!expected || *expected != given)
+      throw Error("interpreter: argument " + std::to_string(i) + " of @" +
+                  func.getSymName().str() + " must be " +
+                  (expected ? expected->str() : std::string("a tg tensor")) + ", got " +
+                  given.str());
+    values[arg] = args[i];
+  }
+  return evaluateBlock(entry, values);
+}
+
+}  // namespace tg::ref

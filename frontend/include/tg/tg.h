@@ -1,0 +1,344 @@
+//===- tg.h - The tg public API -------------------------------------------===//
+//
+// Everything a user of tg includes: tensors, the ops on them, and tg::jit, which traces a C++
+// lambda into a graph, compiles it and replays it. Standard library only: user code builds
+// without MLIR or CUDA headers.
+//
+//   tg::Tensor x = tg::randn({1 << 20}, tg::DType::F32, /*seed=*/1);
+//   auto f = tg::jit([](const tg::Tensor& x) { return tg::tanh(x * 1.5f) + 1.0f; });
+//   tg::Tensor y = f(x);                 // first call: trace + compile; later calls: replay
+//   std::vector<float> host = y.to_vector();
+//
+// Every op checks shapes and dtypes when it is called (also while tracing) and throws
+// tg::Error naming the op, the shapes and the caller's file and line.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Support/DType.h"
+#include "tg/Support/Error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tg {
+
+/// Where a tensor's data lives.
+enum class Device { CPU, CUDA };
+const char* device_name(Device device);
+/// True when a CUDA driver and at least one GPU are usable.
+bool cuda_available();
+/// CUDA when available, else CPU. Tensors are created here unless a device is named.
+Device default_device();
+
+/// The two GELU formulas: exact (erf, PyTorch's default) and the tanh approximation.
+enum class Gelu { Erf, Tanh };
+
+namespace detail {
+struct TensorImpl;
+}
+
+using Loc = std::source_location;
+
+/// A tensor: element type, static shape, device, and either data or (inside tg::jit) a
+/// symbolic value of the trace being recorded. Copies share the same immutable data.
+class Tensor {
+ public:
+  /// An undefined tensor; using it in an op is an error.
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& shape() const;
+  DType dtype() const;
+  Device device() const;
+  int64_t rank() const { return static_cast<int64_t>(shape().size()); }
+  int64_t numel() const;
+  /// Extent of dim `d` (negative counts from the end).
+  int64_t size(int64_t d) const;
+
+  /// The elements, row-major, converted to T (float, int32_t or bool). Waits for the device:
+  /// a host/device sync point.
+  template <typename T = float>
+  std::vector<T> to_vector(Loc loc = Loc::current()) const;
+  /// The only element of a one-element tensor, as T. A sync point.
+  template <typename T = float>
+  T item(Loc loc = Loc::current()) const;
+  /// A copy on `device` (this tensor itself if it is already there).
+  Tensor to(Device device, Loc loc = Loc::current()) const;
+
+  /// Data-dependent control flow: true when the single element is non-zero. A sync point.
+  explicit operator bool() const;
+
+  detail::TensorImpl& impl() const { return *impl_; }
+  const std::shared_ptr<detail::TensorImpl>& impl_ptr() const { return impl_; }
+
+ private:
+  std::shared_ptr<detail::TensorImpl> impl_;
+};
+
+/// Prints dtype, shape, device and the first elements: "tensor(f32[2, 3], cpu) [1, 2, ...]".
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+/// A number used next to a tensor; it takes the tensor's dtype.
+struct Scalar {
+  Scalar(double v) : value(v) {}
+  double value;
+};
+
+/// A tensor operand that remembers where the expression was written, so that operators
+/// (which cannot take a defaulted std::source_location) still report the user's line.
+struct Located {
+  Located(const Tensor& t, Loc loc = Loc::current()) : tensor(t), loc(loc) {}
+  const Tensor& tensor;
+  Loc loc;
+};
+
+//===----------------------------------------------------------------------===//
+// Creation
+//===----------------------------------------------------------------------===//
+
+/// A tensor of `shape` from row-major `data`, converted to `dtype`.
+Tensor from_vector(const std::vector<float>& data, Shape shape, DType dtype = DType::F32,
+                   Device device = default_device(), Loc loc = Loc::current());
+Tensor from_vector(const std::vector<int32_t>& data, Shape shape, DType dtype = DType::I32,
+                   Device device = default_device(), Loc loc = Loc::current());
+Tensor full(Shape shape, double value, DType dtype = DType::F32,
+            Device device = default_device(), Loc loc = Loc::current());
+Tensor zeros(Shape shape, DType dtype = DType::F32, Device device = default_device(),
+             Loc loc = Loc::current());
+Tensor ones(Shape shape, DType dtype = DType::F32, Device device = default_device(),
+            Loc loc = Loc::current());
+/// Standard normal samples from a counter-based generator: the same seed gives the same
+/// values on every machine and device (element i depends only on seed and i).
+Tensor randn(Shape shape, DType dtype = DType::F32, uint64_t seed = 0,
+             Device device = default_device(), Loc loc = Loc::current());
+/// Uniform samples in [0, 1), same generator.
+Tensor rand(Shape shape, DType dtype = DType::F32, uint64_t seed = 0,
+            Device device = default_device(), Loc loc = Loc::current());
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+Tensor neg(const Tensor& x, Loc loc = Loc::current());
+Tensor abs(const Tensor& x, Loc loc = Loc::current());
+Tensor exp(const Tensor& x, Loc loc = Loc::current());
+Tensor log(const Tensor& x, Loc loc = Loc::current());
+Tensor tanh(const Tensor& x, Loc loc = Loc::current());
+Tensor sigmoid(const Tensor& x, Loc loc = Loc::current());
+Tensor relu(const Tensor& x, Loc loc = Loc::current());
+Tensor gelu(const Tensor& x, Gelu approximate = Gelu::Erf, Loc loc = Loc::current());
+Tensor sqrt(const Tensor& x, Loc loc = Loc::current());
+Tensor rsqrt(const Tensor& x, Loc loc = Loc::current());
+
+// Binary ops broadcast numpy-style; both tensors must have the same dtype (cast explicitly).
+Tensor add(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor sub(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor mul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor div(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor pow(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor pow(const Tensor& a, Scalar b, Loc loc = Loc::current());
+Tensor maximum(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor maximum(const Tensor& a, Scalar b, Loc loc = Loc::current());
+Tensor minimum(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor minimum(const Tensor& a, Scalar b, Loc loc = Loc::current());
+
+// Comparisons give bool tensors.
+Tensor eq(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor ne(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor lt(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor le(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor gt(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor ge(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+
+/// cond ? a : b elementwise, broadcasting all three.
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b, Loc loc = Loc::current());
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b, Loc loc = Loc::current());
+Tensor cast(const Tensor& x, DType dtype, Loc loc = Loc::current());
+
+Tensor operator-(Located x);
+Tensor operator+(Located a, const Tensor& b);
+Tensor operator-(Located a, const Tensor& b);
+Tensor operator*(Located a, const Tensor& b);
+Tensor operator/(Located a, const Tensor& b);
+Tensor operator+(Located a, Scalar b);
+Tensor operator-(Located a, Scalar b);
+Tensor operator*(Located a, Scalar b);
+Tensor operator/(Located a, Scalar b);
+Tensor operator+(Scalar a, Located b);
+Tensor operator-(Scalar a, Located b);
+Tensor operator*(Scalar a, Located b);
+Tensor operator/(Scalar a, Located b);
+Tensor operator<(Located a, const Tensor& b);
+Tensor operator<=(Located a, const Tensor& b);
+Tensor operator>(Located a, const Tensor& b);
+Tensor operator>=(Located a, const Tensor& b);
+Tensor operator<(Located a, Scalar b);
+Tensor operator<=(Located a, Scalar b);
+Tensor operator>(Located a, Scalar b);
+Tensor operator>=(Located a, Scalar b);
+
+//===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
+
+/// Broadcasts numpy-style to `shape`.
+Tensor broadcast_to(const Tensor& x, Shape shape, Loc loc = Loc::current());
+/// Same elements, another shape; one extent may be -1 (inferred).
+Tensor reshape(const Tensor& x, Shape shape, Loc loc = Loc::current());
+/// Result dim i is input dim perm[i] (negative entries count from the end).
+Tensor transpose(const Tensor& x, std::vector<int64_t> perm, Loc loc = Loc::current());
+/// Swaps two dims.
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1, Loc loc = Loc::current());
+
+//===----------------------------------------------------------------------===//
+// Reductions and composites
+//===----------------------------------------------------------------------===//
+
+/// Reductions over `axes` (negative entries count from the end; empty = every axis).
+Tensor sum(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false,
+           Loc loc = Loc::current());
+Tensor max(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false,
+           Loc loc = Loc::current());
+Tensor mean(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false,
+            Loc loc = Loc::current());
+Tensor softmax(const Tensor& x, int64_t axis = -1, Loc loc = Loc::current());
+/// Normalises over the last dim; weight and bias have that dim's extent.
+Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                  double epsilon = 1e-5, Loc loc = Loc::current());
+Tensor layer_norm(const Tensor& x, double epsilon = 1e-5, Loc loc = Loc::current());
+
+/// a[..., M, K] @ b[..., K, N]. Batch dims broadcast numpy-style; rank-2 operands are shared
+/// by every batch without copying.
+Tensor matmul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+
+//===----------------------------------------------------------------------===//
+// jit
+//===----------------------------------------------------------------------===//
+
+struct JitOptions {
+  /// Fuse elementwise chains into single kernels. false = one kernel per op, the baseline.
+  bool fuse = true;
+  /// Throw tg::GraphBreakError at the first graph break instead of splitting the graph.
+  bool fullgraph = false;
+  /// A name for reports and dumps (defaults to the file:line where jit was called).
+  std::string name;
+};
+
+namespace detail {
+
+using TraceFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+
+/// The type-independent part of a jit function: signature cache, tracing, compilation and
+/// execution. Defined in frontend/lib/Jit.cpp.
+class JitCore {
+ public:
+  JitCore(JitOptions options, Loc definedAt);
+  ~JitCore();
+  JitCore(const JitCore&) = delete;
+  JitCore& operator=(const JitCore&) = delete;
+
+  std::vector<Tensor> call(const std::vector<Tensor>& inputs, const TraceFn& trace);
+  /// The tg IR of the graph compiled for the most recent call (empty before the first).
+  std::string ir() const;
+  /// True while a trace is being recorded on this thread.
+  static bool tracing();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// How a lambda's result maps to a list of tensors and back.
+template <typename R>
+struct Results;
+
+template <>
+struct Results<Tensor> {
+  static std::vector<Tensor> flatten(Tensor t) { return {std::move(t)}; }
+  static Tensor unflatten(std::vector<Tensor>& v) { return std::move(v.at(0)); }
+};
+
+template <typename... Ts>
+struct Results<std::tuple<Ts...>> {
+  static_assert((std::is_same_v<Ts, Tensor> && ...), "jit lambdas return Tensors");
+  static std::vector<Tensor> flatten(std::tuple<Ts...> t) {
+    return std::apply([](auto&&... xs) { return std::vector<Tensor>{std::move(xs)...}; },
+                      std::move(t));
+  }
+  static std::tuple<Ts...> unflatten(std::vector<Tensor>& v) {
+    return unflattenImpl(v, std::index_sequence_for<Ts...>{});
+  }
+  template <size_t... I>
+  static std::tuple<Ts...> unflattenImpl(std::vector<Tensor>& v, std::index_sequence<I...>) {
+    return std::tuple<Ts...>{std::move(v.at(I))...};
+  }
+};
+
+template <typename A, typename B>
+struct Results<std::pair<A, B>> : Results<std::tuple<A, B>> {
+  static std::pair<A, B> unflatten(std::vector<Tensor>& v) {
+    return {std::move(v.at(0)), std::move(v.at(1))};
+  }
+};
+
+}  // namespace detail
+
+/// A traced and compiled function. Calls with a new signature (dtype, shape and device of each
+/// argument) trace the lambda once and compile; calls with a known signature replay the
+/// compiled program without running the lambda. Tensors the lambda captures are read from their
+/// current storage on every call; host scalars in the lambda are constants of the trace.
+template <typename F>
+class JitFunction {
+ public:
+  JitFunction(F fn, JitOptions options, Loc definedAt)
+      : fn_(std::make_shared<F>(std::move(fn))),
+        core_(std::make_shared<detail::JitCore>(std::move(options), definedAt)) {}
+
+  template <typename... Args>
+  auto operator()(const Args&... args) {
+    static_assert((std::is_same_v<Args, Tensor> && ...), "jit functions take tg::Tensor arguments");
+    using R = std::decay_t<std::invoke_result_t<F&, const Args&...>>;
+    if (detail::JitCore::tracing()) return (*fn_)(args...);  // nested jit: inline it
+    std::vector<Tensor> inputs{args...};
+    std::shared_ptr<F> fn = fn_;
+    detail::TraceFn trace = [fn](const std::vector<Tensor>& in) {
+      return detail::Results<R>::flatten(
+          invoke(*fn, in, std::index_sequence_for<Args...>{}));
+    };
+    std::vector<Tensor> outputs = core_->call(inputs, trace);
+    return detail::Results<R>::unflatten(outputs);
+  }
+
+  /// The tg IR compiled for the most recent call.
+  std::string ir() const { return core_->ir(); }
+
+ private:
+  template <size_t... I>
+  static auto invoke(F& fn, const std::vector<Tensor>& in, std::index_sequence<I...>) {
+    return fn(in[I]...);
+  }
+
+  std::shared_ptr<F> fn_;
+  std::shared_ptr<detail::JitCore> core_;
+};
+
+/// Traces `fn` (a callable over const tg::Tensor& returning a Tensor or a tuple/pair of
+/// Tensors) on its first call and compiles it.
+template <typename F>
+JitFunction<F> jit(F fn, JitOptions options = {}, Loc loc = Loc::current()) {
+  return JitFunction<F>(std::move(fn), std::move(options), loc);
+}
+
+}  // namespace tg
