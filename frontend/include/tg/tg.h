@@ -86,6 +86,20 @@ class Tensor {
   std::shared_ptr<detail::TensorImpl> impl_;
 };
 
+// The element types to_vector and item support.
+template <>
+std::vector<float> Tensor::to_vector<float>(Loc loc) const;
+template <>
+std::vector<int32_t> Tensor::to_vector<int32_t>(Loc loc) const;
+template <>
+std::vector<bool> Tensor::to_vector<bool>(Loc loc) const;
+template <>
+float Tensor::item<float>(Loc loc) const;
+template <>
+int32_t Tensor::item<int32_t>(Loc loc) const;
+template <>
+bool Tensor::item<bool>(Loc loc) const;
+
 /// Prints dtype, shape, device and the first elements: "tensor(f32[2, 3], cpu) [1, 2, ...]".
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 

@@ -1,0 +1,42 @@
+//===- Dispatch.h - One entry point for every op (internal) ---------------===//
+//
+// apply() is the single path every public op takes: check shapes and dtypes with the shared
+// rules (raising tg::Error at the user's line), then record into the active trace or evaluate
+// eagerly on the tensor's device. MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Frontend/TensorImpl.h"
+#include "tg/Graph/OpKind.h"
+
+#include <string_view>
+#include <vector>
+
+namespace tg::detail {
+
+/// Throws tg::Error "op: message" at `loc`.
+[[noreturn]] void fail(std::string_view op, const std::string& message, const Loc& loc);
+
+/// Checks, then records (while tracing) or evaluates (eagerly) one op.
+Tensor apply(graph::OpKind kind, const graph::OpAttrs& attrs, const std::vector<Tensor>& operands,
+             const Loc& loc);
+
+/// A tensor of `type` with every element `value` on `device` (a splat constant when tracing).
+Tensor full(const graph::TensorType& type, double value, Device device, const Loc& loc);
+
+/// A tensor from host data on `device` (a constant when tracing).
+Tensor fromHost(ref::HostTensor host, Device device, const Loc& loc);
+
+/// `t` broadcast numpy-style to `shape`; `t` itself when the shapes are equal.
+Tensor broadcastTo(const Tensor& t, const Shape& shape, std::string_view op, const Loc& loc);
+
+/// The scalar as a tensor shaped and typed like `like`. Throws when the value does not fit the
+/// dtype (1.5 as i32, say).
+Tensor scalarLike(const Tensor& like, double value, std::string_view op, const Loc& loc);
+
+/// Normalises possibly negative axes of a rank-`rank` tensor; sorted, checked for repeats.
+std::vector<int64_t> normalizeAxes(std::vector<int64_t> axes, int64_t rank, std::string_view op,
+                                   const Loc& loc);
+
+}  // namespace tg::detail

@@ -1,0 +1,36 @@
+//===- TensorImpl.h - What a tg::Tensor holds (internal) ------------------===//
+//
+// A tensor is either concrete (data on the CPU as a HostTensor, or on a GPU) or symbolic: a
+// value of the trace being recorded by tg::jit. MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Graph/ShapeRules.h"
+#include "tg/Reference/HostTensor.h"
+#include "tg/tg.h"
+
+#include <memory>
+
+namespace tg::detail {
+
+class Tracer;
+
+struct TensorImpl {
+  graph::TensorType type;
+  Device device = Device::CPU;
+  /// The data of a concrete CPU tensor.
+  ref::HostTensor host;
+  /// Symbolic tensors: the tracer that recorded the value, and the value's index in its trace.
+  std::shared_ptr<Tracer> tracer;
+  int value = -1;
+
+  bool symbolic() const { return tracer != nullptr; }
+};
+
+/// Wraps host data as a concrete CPU tensor.
+Tensor wrapHost(ref::HostTensor host);
+/// The host data of a concrete CPU tensor.
+const ref::HostTensor& hostOf(const Tensor& t);
+
+}  // namespace tg::detail

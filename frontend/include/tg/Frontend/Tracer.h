@@ -1,0 +1,88 @@
+//===- Tracer.h - Recording a lambda's ops into a Trace (internal) --------===//
+//
+// While tg::jit runs a lambda on symbolic tensors, every op appends a TraceNode instead of
+// computing. Concrete tensors the lambda uses (captured weights) become implicit inputs that
+// are read from their storage on every call. A Trace is a plain list: the importer turns it
+// into a tg module. MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Frontend/TensorImpl.h"
+#include "tg/Graph/OpKind.h"
+#include "tg/Reference/HostTensor.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace tg::detail {
+
+struct TraceNode {
+  graph::OpKind kind;
+  graph::OpAttrs attrs;
+  std::vector<int> operands;  ///< Indices of earlier nodes.
+  graph::TensorType type;
+  SourceLoc loc;
+  int inputIndex = -1;          ///< Input: position among the program's inputs.
+  ref::HostTensor constant;     ///< Constant: the value (one element when splat).
+  bool splat = false;           ///< Constant: one value repeated over `type.shape`.
+};
+
+struct Trace {
+  std::vector<TraceNode> nodes;
+  std::vector<int> outputs;     ///< Node index of each result, in order.
+  size_t numArgs = 0;           ///< Inputs [0, numArgs) are the call's arguments ...
+  std::vector<Tensor> captures; ///< ... and the rest are these captured tensors, in order.
+};
+
+class Tracer {
+ public:
+  explicit Tracer(size_t numArgs) { trace_.numArgs = numArgs; }
+
+  /// The tracer recording on this thread, or null.
+  static Tracer* current();
+
+  /// Makes `tracer` current on this thread for the scope's lifetime.
+  class Scope {
+   public:
+    explicit Scope(Tracer* tracer);
+    ~Scope();
+
+   private:
+    Tracer* previous_;
+  };
+
+  /// A symbolic tensor for argument `index` of the call.
+  Tensor addArgument(const std::shared_ptr<Tracer>& self, size_t index,
+                     const graph::TensorType& type, Device device);
+  /// Records `kind` on `operands` (symbolic values of this trace, or concrete tensors, which
+  /// are captured) and returns the symbolic result of type `type`.
+  Tensor record(graph::OpKind kind, const graph::OpAttrs& attrs,
+                const std::vector<Tensor>& operands, const graph::TensorType& type,
+                const SourceLoc& loc);
+  /// Records a constant; `value` has one element when `splat`.
+  Tensor recordConstant(ref::HostTensor value, const graph::TensorType& type, bool splat,
+                        const SourceLoc& loc);
+  /// Marks the lambda's results. A concrete result (a captured tensor returned unchanged) is
+  /// captured first.
+  void setOutputs(const std::vector<Tensor>& outputs);
+
+  /// Stops recording; symbolic tensors of this trace are invalid from now on.
+  void finish() { active_ = false; }
+  bool active() const { return active_; }
+  const Trace& trace() const { return trace_; }
+  Device device() const { return device_; }
+
+ private:
+  /// The node index of `t` in this trace, capturing it if it is concrete.
+  int valueOf(const Tensor& t);
+  Tensor symbolic(int node);
+
+  Trace trace_;
+  bool active_ = true;
+  Device device_ = Device::CPU;
+  std::weak_ptr<Tracer> self_;
+  std::unordered_map<const TensorImpl*, int> captured_;
+};
+
+}  // namespace tg::detail

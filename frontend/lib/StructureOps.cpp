@@ -1,0 +1,148 @@
+//===- StructureOps.cpp - Layout, reductions, composites and matmul -------===//
+#include "tg/Frontend/Dispatch.h"
+#include "tg/Graph/ShapeRules.h"
+
+#include <numeric>
+
+namespace tg {
+
+using detail::apply;
+using detail::fail;
+using graph::OpKind;
+
+Tensor broadcast_to(const Tensor& x, Shape shape, Loc loc) {
+  if (!x.defined()) fail("broadcast", "operand is an undefined tensor", loc);
+  std::optional<Shape> joint = graph::broadcastShapes(x.shape(), shape);
+  if (!joint || *joint != shape)
+    fail("broadcast", "cannot broadcast " + format_shape(x.shape()) + " to " + format_shape(shape),
+         loc);
+  return detail::broadcastTo(x, shape, "broadcast", loc);
+}
+
+Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
+  if (!x.defined()) fail("reshape", "operand is an undefined tensor", loc);
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (inferred >= 0) fail("reshape", "only one extent of " + format_shape(shape) + " may be -1", loc);
+      inferred = static_cast<int64_t>(i);
+    } else if (shape[i] < 0) {
+      fail("reshape", "target " + format_shape(shape) + " has a negative extent", loc);
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (inferred >= 0) {
+    if (known == 0 || x.numel() % known != 0)
+      fail("reshape", "cannot infer the -1 extent of " + format_shape(shape) + " for " +
+                          std::to_string(x.numel()) + " elements", loc);
+    shape[inferred] = x.numel() / known;
+  }
+  graph::OpAttrs attrs;
+  attrs.shape = std::move(shape);
+  return apply(OpKind::Reshape, attrs, {x}, loc);
+}
+
+Tensor transpose(const Tensor& x, std::vector<int64_t> perm, Loc loc) {
+  if (!x.defined()) fail("transpose", "operand is an undefined tensor", loc);
+  for (int64_t& p : perm)
+    if (p < 0) p += x.rank();
+  graph::OpAttrs attrs;
+  attrs.perm = std::move(perm);
+  return apply(OpKind::Transpose, attrs, {x}, loc);
+}
+
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1, Loc loc) {
+  if (!x.defined()) fail("transpose", "operand is an undefined tensor", loc);
+  std::optional<int64_t> d0 = graph::normalizeAxis(dim0, x.rank());
+  std::optional<int64_t> d1 = graph::normalizeAxis(dim1, x.rank());
+  if (!d0 || !d1)
+    fail("transpose", "dims " + std::to_string(dim0) + " and " + std::to_string(dim1) +
+                          " must be in range for rank " + std::to_string(x.rank()), loc);
+  std::vector<int64_t> perm(x.rank());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[*d0], perm[*d1]);
+  return transpose(x, perm, loc);
+}
+
+static Tensor reduce(OpKind kind, const Tensor& x, std::vector<int64_t> axes, bool keepdims,
+                     const Loc& loc) {
+  if (!x.defined()) fail(graph::opName(kind), "operand is an undefined tensor", loc);
+  if (axes.empty()) {
+    axes.resize(x.rank());
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  graph::OpAttrs attrs;
+  attrs.axes = detail::normalizeAxes(std::move(axes), x.rank(), graph::opName(kind), loc);
+  attrs.keepDims = keepdims;
+  return apply(kind, attrs, {x}, loc);
+}
+
+Tensor sum(const Tensor& x, std::vector<int64_t> axes, bool keepdims, Loc loc) {
+  return reduce(OpKind::ReduceSum, x, std::move(axes), keepdims, loc);
+}
+Tensor max(const Tensor& x, std::vector<int64_t> axes, bool keepdims, Loc loc) {
+  return reduce(OpKind::ReduceMax, x, std::move(axes), keepdims, loc);
+}
+Tensor mean(const Tensor& x, std::vector<int64_t> axes, bool keepdims, Loc loc) {
+  return reduce(OpKind::ReduceMean, x, std::move(axes), keepdims, loc);
+}
+
+Tensor softmax(const Tensor& x, int64_t axis, Loc loc) {
+  if (!x.defined()) fail("softmax", "operand is an undefined tensor", loc);
+  std::optional<int64_t> a = graph::normalizeAxis(axis, x.rank());
+  if (!a)
+    fail("softmax", "axis " + std::to_string(axis) + " is out of range for rank " +
+                        std::to_string(x.rank()), loc);
+  graph::OpAttrs attrs;
+  attrs.axis = *a;
+  return apply(OpKind::Softmax, attrs, {x}, loc);
+}
+
+Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double epsilon,
+                  Loc loc) {
+  graph::OpAttrs attrs;
+  attrs.epsilon = epsilon;
+  std::vector<Tensor> operands{x};
+  if (weight.defined()) {
+    attrs.hasWeight = true;
+    operands.push_back(weight);
+  }
+  if (bias.defined()) {
+    attrs.hasBias = true;
+    operands.push_back(bias);
+  }
+  return apply(OpKind::LayerNorm, attrs, operands, loc);
+}
+
+Tensor layer_norm(const Tensor& x, double epsilon, Loc loc) {
+  return layer_norm(x, Tensor(), Tensor(), epsilon, loc);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b, Loc loc) {
+  if (!a.defined() || !b.defined()) fail("matmul", "operand is an undefined tensor", loc);
+  if (a.rank() < 2 || b.rank() < 2)
+    fail("matmul", "operands must have rank 2 or more, got " + format_shape(a.shape()) +
+                       " and " + format_shape(b.shape()), loc);
+  Tensor lhs = a, rhs = b;
+  // Batch dims broadcast numpy-style, except that a rank-2 operand stays shared (no copy).
+  if (a.rank() > 2 && b.rank() > 2) {
+    Shape batchA(a.shape().begin(), a.shape().end() - 2);
+    Shape batchB(b.shape().begin(), b.shape().end() - 2);
+    std::optional<Shape> batch = graph::broadcastShapes(batchA, batchB);
+    if (!batch)
+      fail("matmul", "batch dims " + format_shape(batchA) + " and " + format_shape(batchB) +
+                         " do not broadcast", loc);
+    auto withBatch = [&](const Tensor& t) {
+      Shape s = *batch;
+      s.push_back(t.shape()[t.rank() - 2]);
+      s.push_back(t.shape()[t.rank() - 1]);
+      return detail::broadcastTo(t, s, "matmul", loc);
+    };
+    lhs = withBatch(a);
+    rhs = withBatch(b);
+  }
+  return apply(OpKind::Matmul, {}, {lhs, rhs}, loc);
+}
+
+}  // namespace tg

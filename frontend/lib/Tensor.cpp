@@ -1,0 +1,111 @@
+//===- Tensor.cpp - Tensor accessors, host reads and printing -------------===//
+#include "tg/Frontend/Dispatch.h"
+#include "tg/Frontend/TensorImpl.h"
+#include "tg/Frontend/Tracer.h"
+
+#include <ostream>
+
+namespace tg {
+
+const char* device_name(Device device) { return device == Device::CUDA ? "cuda" : "cpu"; }
+
+bool cuda_available() { return false; }
+
+Device default_device() { return cuda_available() ? Device::CUDA : Device::CPU; }
+
+const Shape& Tensor::shape() const { return impl().type.shape; }
+DType Tensor::dtype() const { return impl().type.dtype; }
+Device Tensor::device() const { return impl().device; }
+int64_t Tensor::numel() const { return shape_numel(shape()); }
+
+int64_t Tensor::size(int64_t d) const {
+  std::optional<int64_t> axis = graph::normalizeAxis(d, rank());
+  if (!axis)
+    throw Error("size: dim " + std::to_string(d) + " is out of range for rank " +
+                std::to_string(rank()));
+  return shape()[*axis];
+}
+
+namespace detail {
+
+Tensor wrapHost(ref::HostTensor host) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->type = {host.dtype(), host.shape()};
+  impl->device = Device::CPU;
+  impl->host = std::move(host);
+  return Tensor(std::move(impl));
+}
+
+const ref::HostTensor& hostOf(const Tensor& t) { return t.impl().host; }
+
+/// The data of `t` on the host, for a read by the user (a sync point).
+static ref::HostTensor readToHost(const Tensor& t, const char* what, const Loc& loc) {
+  if (!t.defined()) fail(what, "the tensor is undefined (default-constructed)", loc);
+  if (t.impl().symbolic())
+    fail(what,
+         "reading a traced tensor's value inside tg::jit needs a graph break, which this "
+         "version of tg does not support yet; return the tensor from the lambda and read it "
+         "after the call",
+         loc);
+  if (t.device() != Device::CPU) fail(what, "CUDA tensors are not available in this build", loc);
+  return hostOf(t);
+}
+
+}  // namespace detail
+
+template <>
+std::vector<float> Tensor::to_vector<float>(Loc loc) const {
+  return detail::readToHost(*this, "to_vector", loc).toFloats();
+}
+
+template <>
+std::vector<int32_t> Tensor::to_vector<int32_t>(Loc loc) const {
+  return detail::readToHost(*this, "to_vector", loc).toInts();
+}
+
+template <>
+std::vector<bool> Tensor::to_vector<bool>(Loc loc) const {
+  std::vector<int32_t> ints = detail::readToHost(*this, "to_vector", loc).toInts();
+  return std::vector<bool>(ints.begin(), ints.end());
+}
+
+template <typename T>
+static T itemOf(const Tensor& t, const Loc& loc) {
+  if (t.defined() && t.numel() != 1)
+    detail::fail("item", "needs a tensor with exactly one element, got " +
+                             graph::TensorType{t.dtype(), t.shape()}.str(),
+                 loc);
+  return t.to_vector<T>(loc).at(0);
+}
+
+template <>
+float Tensor::item<float>(Loc loc) const { return itemOf<float>(*this, loc); }
+template <>
+int32_t Tensor::item<int32_t>(Loc loc) const { return itemOf<int32_t>(*this, loc); }
+template <>
+bool Tensor::item<bool>(Loc loc) const { return itemOf<bool>(*this, loc); }
+
+Tensor::operator bool() const { return item<float>() != 0.0f; }
+
+Tensor Tensor::to(Device device, Loc loc) const {
+  if (!defined()) detail::fail("to", "the tensor is undefined (default-constructed)", loc);
+  if (device == this->device()) return *this;
+  throw Error(std::string("to: cannot move a tensor to ") + device_name(device) +
+                  ": no CUDA device is available",
+              SourceLoc::from(loc));
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  if (!t.defined()) return os << "tensor(undefined)";
+  os << "tensor(" << graph::TensorType{t.dtype(), t.shape()}.str() << ", "
+     << device_name(t.device());
+  if (t.impl().symbolic()) return os << ", traced)";
+  os << ") [";
+  std::vector<float> values = t.to_vector<float>();
+  const size_t shown = std::min<size_t>(values.size(), 8);
+  for (size_t i = 0; i < shown; ++i) os << (i ? ", " : "") << values[i];
+  if (values.size() > shown) os << ", ... (" << values.size() << " elements)";
+  return os << "]";
+}
+
+}  // namespace tg

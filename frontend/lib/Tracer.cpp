@@ -1,0 +1,80 @@
+//===- Tracer.cpp - Recording ops into a Trace ----------------------------===//
+#include "tg/Frontend/Tracer.h"
+
+namespace tg::detail {
+
+static thread_local Tracer* currentTracer = nullptr;
+
+Tracer* Tracer::current() { return currentTracer; }
+
+Tracer::Scope::Scope(Tracer* tracer) : previous_(currentTracer) { currentTracer = tracer; }
+Tracer::Scope::~Scope() { currentTracer = previous_; }
+
+Tensor Tracer::symbolic(int node) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->type = trace_.nodes[node].type;
+  impl->device = device_;
+  impl->tracer = self_.lock();
+  impl->value = node;
+  return Tensor(std::move(impl));
+}
+
+Tensor Tracer::addArgument(const std::shared_ptr<Tracer>& self, size_t index,
+                           const graph::TensorType& type, Device device) {
+  self_ = self;
+  device_ = device;
+  TraceNode node;
+  node.kind = graph::OpKind::Input;
+  node.type = type;
+  node.inputIndex = static_cast<int>(index);
+  trace_.nodes.push_back(std::move(node));
+  return symbolic(static_cast<int>(trace_.nodes.size()) - 1);
+}
+
+int Tracer::valueOf(const Tensor& t) {
+  const TensorImpl& impl = t.impl();
+  if (impl.symbolic()) return impl.value;
+  auto it = captured_.find(&impl);
+  if (it != captured_.end()) return it->second;
+  TraceNode node;
+  node.kind = graph::OpKind::Input;
+  node.type = impl.type;
+  node.inputIndex = static_cast<int>(trace_.numArgs + trace_.captures.size());
+  trace_.captures.push_back(t);
+  trace_.nodes.push_back(std::move(node));
+  int id = static_cast<int>(trace_.nodes.size()) - 1;
+  captured_[&impl] = id;
+  return id;
+}
+
+Tensor Tracer::record(graph::OpKind kind, const graph::OpAttrs& attrs,
+                      const std::vector<Tensor>& operands, const graph::TensorType& type,
+                      const SourceLoc& loc) {
+  TraceNode node;
+  node.kind = kind;
+  node.attrs = attrs;
+  for (const Tensor& t : operands) node.operands.push_back(valueOf(t));
+  node.type = type;
+  node.loc = loc;
+  trace_.nodes.push_back(std::move(node));
+  return symbolic(static_cast<int>(trace_.nodes.size()) - 1);
+}
+
+Tensor Tracer::recordConstant(ref::HostTensor value, const graph::TensorType& type, bool splat,
+                              const SourceLoc& loc) {
+  TraceNode node;
+  node.kind = graph::OpKind::Constant;
+  node.type = type;
+  node.loc = loc;
+  node.constant = std::move(value);
+  node.splat = splat;
+  trace_.nodes.push_back(std::move(node));
+  return symbolic(static_cast<int>(trace_.nodes.size()) - 1);
+}
+
+void Tracer::setOutputs(const std::vector<Tensor>& outputs) {
+  trace_.outputs.clear();
+  for (const Tensor& t : outputs) trace_.outputs.push_back(valueOf(t));
+}
+
+}  // namespace tg::detail
