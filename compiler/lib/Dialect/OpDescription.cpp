@@ -34,7 +34,8 @@ Type elementTypeOf(MLIRContext* context, DType dtype) {
 
 std::optional<graph::TensorType> typeOf(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape()) return std::nullopt;
+  // An encoding means nothing to tg: the shape rules and code generation would drop it.
+  if (!tensor || !tensor.hasStaticShape() || tensor.getEncoding()) return std::nullopt;
   std::optional<DType> dtype = dtypeOf(tensor.getElementType());
   if (!dtype) return std::nullopt;
   return graph::TensorType{*dtype, Shape(tensor.getShape().begin(), tensor.getShape().end())};

@@ -35,7 +35,8 @@ mlir::Value createOp(mlir::OpBuilder& builder, mlir::Location loc, graph::OpKind
 /// MLIR element type <-> DType (f32, f16, bf16, i32, i1). dtypeOf is empty for other types.
 std::optional<DType> dtypeOf(mlir::Type elementType);
 mlir::Type elementTypeOf(mlir::MLIRContext* context, DType dtype);
-/// tensor<...> <-> graph::TensorType; typeOf is empty unless static-shaped with a tg dtype.
+/// tensor<...> <-> graph::TensorType; typeOf is empty unless static-shaped, with a tg dtype and
+/// no encoding.
 std::optional<graph::TensorType> typeOf(mlir::Type type);
 mlir::RankedTensorType tensorTypeOf(mlir::MLIRContext* context, const graph::TensorType& type);
 

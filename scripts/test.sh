@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The README's second command: install what is missing, build, run the whole test suite
+# (lit + unit tests on the CPU; GPU tests skip without a GPU, see scripts/gpu-run.sh).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh"
+ctest --test-dir "${TG_BUILD_DIR:-$root/build}" --output-on-failure -j "$(nproc)"
