@@ -39,6 +39,11 @@ Tensor from_vector(const std::vector<int32_t>& data, Shape shape, DType dtype, D
   return fromData(data, std::move(shape), dtype, device, loc);
 }
 
+Tensor from_vector(std::initializer_list<float> data, Shape shape, DType dtype, Device device,
+                   Loc loc) {
+  return fromData(std::vector<float>(data), std::move(shape), dtype, device, loc);
+}
+
 Tensor full(Shape shape, double value, DType dtype, Device device, Loc loc) {
   checkShape(shape, "full", loc);
   return detail::full({dtype, std::move(shape)}, value, device, loc);

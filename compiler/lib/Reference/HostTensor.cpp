@@ -3,6 +3,7 @@
 
 #include "tg/Support/Half.h"
 
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -95,7 +96,11 @@ HostTensor HostTensor::filled(DType dtype, Shape shape, double value) {
   HostTensor t(dtype, std::move(shape));
   if (t.numel() == 0) return t;
   if (dtype == DType::I32) {
-    t.setInt(0, static_cast<int32_t>(value));
+    // Truncation toward zero with saturation, NaN: 0 (casting an out-of-range double is UB).
+    t.setInt(0, std::isnan(value)             ? 0
+                : value >= 2147483647.0       ? std::numeric_limits<int32_t>::max()
+                : value <= -2147483648.0      ? std::numeric_limits<int32_t>::min()
+                                              : static_cast<int32_t>(value));
   } else {
     t.setFloat(0, static_cast<float>(value));
   }
@@ -119,13 +124,31 @@ void HostTensor::setFloat(int64_t i, float value) {
   fromFloat(dtype_, value, mutableData() + i * dtype_size(dtype_));
 }
 
+/// `value` rounded to bf16's 8 significant bits (nearest-even) as an exact f32: going through
+/// static_cast<float> first would round twice (to 24 bits, then to 8), e.g. 2^24 + 2^16 + 1.
+static float int32ToBf16Float(int32_t value) {
+  int64_t v = value;
+  uint64_t mag = static_cast<uint64_t>(v < 0 ? -v : v);
+  int shift = static_cast<int>(std::bit_width(mag)) - 8;
+  if (shift > 0) {
+    uint64_t rest = mag & ((uint64_t{1} << shift) - 1), half = uint64_t{1} << (shift - 1);
+    mag >>= shift;
+    if (rest > half || (rest == half && (mag & 1))) ++mag;
+    mag <<= shift;
+  }
+  float f = static_cast<float>(mag);  // at most 9 significant bits: exact
+  return v < 0 ? -f : f;
+}
+
 void HostTensor::setInt(int64_t i, int32_t value) {
   if (dtype_ == DType::I32)
     mutableDataAs<int32_t>()[i] = value;
   else if (dtype_ == DType::Bool)
     mutableDataAs<uint8_t>()[i] = value != 0;
+  else if (dtype_ == DType::BF16)
+    setFloat(i, int32ToBf16Float(value));
   else
-    setFloat(i, static_cast<float>(value));
+    setFloat(i, static_cast<float>(value));  // f32: one rounding; f16: exact in f32 below 2^24
 }
 
 std::vector<float> HostTensor::toFloats() const {

@@ -97,7 +97,7 @@ HostTensor evaluateElementwise(OpKind kind, const graph::OpAttrs& attrs,
 
   if (kind == OpKind::Cast) {
     HostTensor out(attrs.dtype, x.shape());
-    bool intPath = !is_floating(x.dtype()) && !is_floating(attrs.dtype);
+    bool intPath = !is_floating(x.dtype());  // from i32/bool: setInt rounds once
     for (int64_t i = 0; i < n; ++i) {
       if (intPath)
         out.setInt(i, x.intAt(i));

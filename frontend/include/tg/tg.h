@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <source_location>
@@ -125,6 +126,9 @@ struct Located {
 Tensor from_vector(const std::vector<float>& data, Shape shape, DType dtype = DType::F32,
                    Device device = default_device(), Loc loc = Loc::current());
 Tensor from_vector(const std::vector<int32_t>& data, Shape shape, DType dtype = DType::I32,
+                   Device device = default_device(), Loc loc = Loc::current());
+/// `from_vector({1.5f, 2.0f}, {2})`: a braced list of numbers is read as floats.
+Tensor from_vector(std::initializer_list<float> data, Shape shape, DType dtype = DType::F32,
                    Device device = default_device(), Loc loc = Loc::current());
 Tensor full(Shape shape, double value, DType dtype = DType::F32,
             Device device = default_device(), Loc loc = Loc::current());
