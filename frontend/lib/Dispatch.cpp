@@ -1,11 +1,14 @@
 //===- Dispatch.cpp - Checking, recording and eager evaluation of ops -----===//
 #include "tg/Frontend/Dispatch.h"
 
+#include "tg/Frontend/Program.h"
 #include "tg/Frontend/Tracer.h"
 #include "tg/Graph/ShapeRules.h"
 #include "tg/Reference/RefKernels.h"
 
 #include <algorithm>
+#include <mutex>
+#include <unordered_map>
 #include <cmath>
 #include <sstream>
 
@@ -25,6 +28,49 @@ static void checkUsable(const Tensor& t, std::string_view op, const Loc& loc, Tr
          "operand is a traced value of a tg::jit function used outside its trace (did a "
          "symbolic tensor escape the lambda?)",
          loc);
+}
+
+/// Eager execution of one op on the GPU: the op is compiled as a one-node graph, once per
+/// (op, attributes, operand types), and its program replayed afterwards.
+static Tensor applyOnGpu(OpKind kind, const graph::OpAttrs& attrs,
+                         const std::vector<Tensor>& operands, const graph::TensorType& result,
+                         const Loc& loc) {
+  requireGpu(std::string(graph::opName(kind)).c_str(), loc);
+  Trace trace;
+  trace.numArgs = operands.size();
+  for (size_t i = 0; i < operands.size(); ++i) {
+    TraceNode input;
+    input.kind = OpKind::Input;
+    input.type = operands[i].impl().type;
+    input.inputIndex = static_cast<int>(i);
+    trace.nodes.push_back(std::move(input));
+  }
+  TraceNode node;
+  node.kind = kind;
+  node.attrs = attrs;
+  node.type = result;
+  for (size_t i = 0; i < operands.size(); ++i) node.operands.push_back(static_cast<int>(i));
+  trace.nodes.push_back(std::move(node));
+  trace.outputs = {static_cast<int>(operands.size())};
+
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::unique_ptr<Program>> programs;
+  std::string key = structuralKey(trace);
+  Program* program = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& slot = programs[key];
+    if (!slot) {
+      try {
+        slot = compileTrace(trace, JitOptions{}, Device::CUDA, "eager_" + std::string(graph::opName(kind)));
+      } catch (const Error& e) {
+        programs.erase(key);
+        throw Error(e.message(), SourceLoc::from(loc));
+      }
+    }
+    program = slot.get();
+  }
+  return program->run(operands).at(0);
 }
 
 Tensor apply(OpKind kind, const graph::OpAttrs& attrs, const std::vector<Tensor>& operands,
@@ -50,8 +96,7 @@ Tensor apply(OpKind kind, const graph::OpAttrs& attrs, const std::vector<Tensor>
            std::string("operands are on different devices (") + device_name(device) + " and " +
                device_name(t.device()) + "); move one with .to(device)",
            loc);
-  if (device != Device::CPU)
-    fail(graph::opName(kind), "eager execution on CUDA is not available in this build", loc);
+  if (device == Device::CUDA) return applyOnGpu(kind, attrs, operands, result, loc);
   std::vector<ref::HostTensor> hosts;
   hosts.reserve(operands.size());
   for (const Tensor& t : operands) hosts.push_back(hostOf(t));
@@ -70,9 +115,12 @@ Tensor fromHost(ref::HostTensor host, Device device, const Loc& loc) {
     graph::TensorType type{host.dtype(), host.shape()};
     return tracer->recordConstant(std::move(host), type, /*splat=*/false, SourceLoc::from(loc));
   }
-  if (device != Device::CPU)
-    throw Error("cannot create a CUDA tensor: no CUDA device is available", SourceLoc::from(loc));
-  return wrapHost(std::move(host));
+  if (device == Device::CPU) return wrapHost(std::move(host));
+  rt::Gpu& gpu = requireGpu("cannot create a CUDA tensor", loc);
+  graph::TensorType type{host.dtype(), host.shape()};
+  std::shared_ptr<rt::DeviceBuffer> buffer = gpu.allocate(host.nbytes());
+  gpu.copyToDevice(buffer->ptr(), host.data(), host.nbytes());
+  return wrapDevice(std::move(buffer), std::move(type));
 }
 
 Tensor broadcastTo(const Tensor& t, const Shape& shape, std::string_view op, const Loc& loc) {

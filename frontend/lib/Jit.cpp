@@ -58,6 +58,23 @@ bool JitCore::tracing() { return Tracer::current() != nullptr; }
 
 std::string JitCore::ir() const { return state_->last ? state_->last->program->ir() : ""; }
 
+std::string JitCore::traceIr(const std::vector<TensorSpec>& specs, const TraceFn& fn) const {
+  auto tracer = std::make_shared<Tracer>(specs.size());
+  std::vector<Tensor> symbolic;
+  for (size_t i = 0; i < specs.size(); ++i)
+    symbolic.push_back(
+        tracer->addArgument(tracer, i, {specs[i].dtype, specs[i].shape}, default_device()));
+  try {
+    Tracer::Scope scope(tracer.get());
+    tracer->setOutputs(fn(symbolic));
+  } catch (...) {
+    tracer->finish();
+    throw;
+  }
+  tracer->finish();
+  return importedIr(tracer->trace(), state_->name);
+}
+
 static Signature signatureOf(const std::vector<Tensor>& inputs, const SourceLoc& where) {
   Signature sig;
   sig.device = inputs.empty() ? default_device() : Device::CPU;

@@ -3,15 +3,24 @@
 #include "tg/Frontend/TensorImpl.h"
 #include "tg/Frontend/Tracer.h"
 
+#include <cstdio>
 #include <ostream>
 
 namespace tg {
 
 const char* device_name(Device device) { return device == Device::CUDA ? "cuda" : "cpu"; }
 
-bool cuda_available() { return false; }
+bool cuda_available() { return rt::Gpu::get() != nullptr; }
 
-Device default_device() { return cuda_available() ? Device::CUDA : Device::CPU; }
+Device default_device() {
+  static const Device device = [] {
+    if (cuda_available()) return Device::CUDA;
+    std::fprintf(stderr, "tg: no usable GPU (%s); tensors default to the CPU reference.\n",
+                 rt::Gpu::unavailableReason().c_str());
+    return Device::CPU;
+  }();
+  return device;
+}
 
 const Shape& Tensor::shape() const { return impl().type.shape; }
 DType Tensor::dtype() const { return impl().type.dtype; }
@@ -38,6 +47,30 @@ Tensor wrapHost(ref::HostTensor host) {
 
 const ref::HostTensor& hostOf(const Tensor& t) { return t.impl().host; }
 
+Tensor wrapDevice(std::shared_ptr<rt::DeviceBuffer> buffer, graph::TensorType type) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->type = std::move(type);
+  impl->device = Device::CUDA;
+  impl->buffer = std::move(buffer);
+  return Tensor(std::move(impl));
+}
+
+rt::Gpu& requireGpu(const char* what, const Loc& loc) {
+  rt::Gpu* gpu = rt::Gpu::get();
+  if (!gpu)
+    throw Error(std::string(what) + ": no CUDA device is available (" +
+                    rt::Gpu::unavailableReason() + ")",
+                SourceLoc::from(loc));
+  return *gpu;
+}
+
+/// A CPU copy of a CUDA tensor: waits for the device (a sync point).
+static ref::HostTensor copyToHost(const Tensor& t, const Loc& loc) {
+  rt::Gpu& gpu = requireGpu("to_vector", loc);
+  ref::HostTensor host(t.dtype(), t.shape());
+  gpu.copyToHost(host.mutableData(), t.impl().buffer->ptr(), host.nbytes());
+  return host;
+}
 /// The data of `t` on the host, for a read by the user (a sync point).
 static ref::HostTensor readToHost(const Tensor& t, const char* what, const Loc& loc) {
   if (!t.defined()) fail(what, "the tensor is undefined (default-constructed)", loc);
@@ -47,7 +80,7 @@ static ref::HostTensor readToHost(const Tensor& t, const char* what, const Loc& 
          "version of tg does not support yet; return the tensor from the lambda and read it "
          "after the call",
          loc);
-  if (t.device() != Device::CPU) fail(what, "CUDA tensors are not available in this build", loc);
+  if (t.device() == Device::CUDA) return copyToHost(t, loc);
   return hostOf(t);
 }
 
@@ -90,9 +123,10 @@ Tensor::operator bool() const { return item<float>() != 0.0f; }
 Tensor Tensor::to(Device device, Loc loc) const {
   if (!defined()) detail::fail("to", "the tensor is undefined (default-constructed)", loc);
   if (device == this->device()) return *this;
-  throw Error(std::string("to: cannot move a tensor to ") + device_name(device) +
-                  ": no CUDA device is available",
-              SourceLoc::from(loc));
+  if (impl().symbolic())
+    detail::fail("to", "cannot move a traced tensor between devices inside tg::jit", loc);
+  if (device == Device::CPU) return detail::wrapHost(detail::copyToHost(*this, loc));
+  return detail::fromHost(detail::hostOf(*this), Device::CUDA, loc);
 }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {

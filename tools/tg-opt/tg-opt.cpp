@@ -1,10 +1,11 @@
 //===- tg-opt.cpp - mlir-opt for the tg dialect and its passes ------------===//
 //
 // Parses, verifies, transforms and prints tg IR: the driver of the lit tests.
-//   tg-opt input.mlir --canonicalize --tg-fuse-elementwise
+//   tg-opt input.mlir --canonicalize --tg-fuse --tg-plan
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Compiler/Context.h"
+#include "tg/Transforms/Pipeline.h"
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   tg::compiler::registerDialects(registry);
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
+  tg::compiler::registerPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tg optimizer driver\n", registry));
 }

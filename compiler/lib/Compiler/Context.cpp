@@ -25,6 +25,11 @@ mlir::MLIRContext& sharedContext() {
   return *context;
 }
 
+std::mutex& compileMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 SourceLoc sourceLocOf(mlir::Location loc) {
   if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
     return SourceLoc(file.getFilename().str(), file.getLine());

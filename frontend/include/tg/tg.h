@@ -17,6 +17,7 @@
 
 #include "tg/Support/DType.h"
 #include "tg/Support/Error.h"
+#include "tg/Support/Precision.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -248,13 +249,24 @@ Tensor matmul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 struct JitOptions {
   /// Fuse elementwise chains into single kernels. false = one kernel per op, the baseline.
   bool fuse = true;
+  /// How kernels evaluate exp, tanh, division, ... (see tg/Support/Precision.h).
+  Precision precision = Precision::Auto;
   /// Throw tg::GraphBreakError at the first graph break instead of splitting the graph.
   bool fullgraph = false;
   /// A name for reports and dumps (defaults to the file:line where jit was called).
   std::string name;
 };
 
+/// The type of an argument, for tracing without data (JitFunction::trace_ir).
+struct TensorSpec {
+  Shape shape;
+  DType dtype = DType::F32;
+};
+
 namespace detail {
+
+template <typename>
+using AsTensor = const Tensor&;
 
 using TraceFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 
@@ -270,6 +282,9 @@ class JitCore {
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const TraceFn& trace);
   /// The tg IR of the graph compiled for the most recent call (empty before the first).
   std::string ir() const;
+  /// Traces `trace` on symbolic arguments of the given types and returns the tg IR, without
+  /// compiling or running anything.
+  std::string traceIr(const std::vector<TensorSpec>& specs, const TraceFn& trace) const;
   /// True while a trace is being recorded on this thread.
   static bool tracing();
 
@@ -341,6 +356,18 @@ class JitFunction {
 
   /// The tg IR compiled for the most recent call.
   std::string ir() const { return core_->ir(); }
+
+  /// The tg IR the lambda traces to for arguments of these types (nothing is compiled or run).
+  template <typename... Specs>
+  std::string trace_ir(const Specs&... specs) const {
+    static_assert((std::is_same_v<Specs, TensorSpec> && ...), "trace_ir takes tg::TensorSpec");
+    using R = std::decay_t<std::invoke_result_t<F&, detail::AsTensor<Specs>...>>;
+    std::shared_ptr<F> fn = fn_;
+    detail::TraceFn trace = [fn](const std::vector<Tensor>& in) {
+      return detail::Results<R>::flatten(invoke(*fn, in, std::index_sequence_for<Specs...>{}));
+    };
+    return core_->traceIr({specs...}, trace);
+  }
 
  private:
   template <size_t... I>

@@ -8,6 +8,7 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include <mutex>
 #include <string>
 
 namespace tg::compiler {
@@ -18,6 +19,9 @@ void registerDialects(mlir::DialectRegistry& registry);
 /// The process-wide context jit compilation uses, with tg's dialects loaded. Multithreading is
 /// off: tg's graphs are small and a thread pool would cost more than it saves.
 mlir::MLIRContext& sharedContext();
+
+/// Held while compiling in the shared context (diagnostic handlers are per context).
+std::mutex& compileMutex();
 
 /// The user's source location carried by an MLIR location (FileLineColLoc, possibly inside a
 /// NameLoc or FusedLoc), if any.

@@ -26,6 +26,9 @@ class Program {
 
 /// Imports `trace` into tg IR, runs the pipeline and returns a runnable program for `device`.
 /// Throws tg::Error on failure.
+/// The tg IR `trace` imports to (no passes run).
+std::string importedIr(const Trace& trace, const std::string& name);
+
 std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& options,
                                       Device device, const std::string& name);
 

@@ -8,6 +8,7 @@
 
 #include "tg/Graph/ShapeRules.h"
 #include "tg/Reference/HostTensor.h"
+#include "tg/Runtime/Gpu.h"
 #include "tg/tg.h"
 
 #include <memory>
@@ -21,6 +22,8 @@ struct TensorImpl {
   Device device = Device::CPU;
   /// The data of a concrete CPU tensor.
   ref::HostTensor host;
+  /// The data of a concrete CUDA tensor (row-major, dtype_size bytes per element).
+  std::shared_ptr<rt::DeviceBuffer> buffer;
   /// Symbolic tensors: the tracer that recorded the value, and the value's index in its trace.
   std::shared_ptr<Tracer> tracer;
   int value = -1;
@@ -32,5 +35,9 @@ struct TensorImpl {
 Tensor wrapHost(ref::HostTensor host);
 /// The host data of a concrete CPU tensor.
 const ref::HostTensor& hostOf(const Tensor& t);
+/// Wraps a device buffer as a concrete CUDA tensor of `type`.
+Tensor wrapDevice(std::shared_ptr<rt::DeviceBuffer> buffer, graph::TensorType type);
+/// The process's GPU; throws tg::Error (naming why) when there is none.
+rt::Gpu& requireGpu(const char* what, const Loc& loc);
 
 }  // namespace tg::detail

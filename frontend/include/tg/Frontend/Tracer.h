@@ -35,6 +35,11 @@ struct Trace {
   std::vector<Tensor> captures; ///< ... and the rest are these captured tensors, in order.
 };
 
+/// A string that is equal for two traces exactly when they describe the same computation:
+/// op kinds, attributes, types, connectivity, constants and outputs (not source locations).
+/// Keys caches of compiled traces.
+std::string structuralKey(const Trace& trace);
+
 class Tracer {
  public:
   explicit Tracer(size_t numArgs) { trace_.numArgs = numArgs; }

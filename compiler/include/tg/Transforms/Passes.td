@@ -1,0 +1,75 @@
+//===- Passes.td - tg's passes -----------------------------*- tablegen -*-===//
+//
+// Every pass of tg's pipeline is declared here and only here; the pipeline is the numbered
+// list in lib/Transforms/Pipeline.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TG_TRANSFORMS_PASSES_TD
+#define TG_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TgDecomposeComposites : Pass<"tg-decompose", "mlir::func::FuncOp"> {
+  let summary = "Rewrite softmax and layer_norm into reductions and elementwise ops";
+  let description = [{
+    The fuser understands elementwise ops, layout ops and reductions. softmax becomes
+    exp(x - max) / sum(exp(x - max)) and layer_norm becomes mean / variance / rsqrt arithmetic,
+    with explicit keep_dims reductions and broadcasts, in the op's dtype. gelu is already an
+    elementwise op the fuser and the code generator handle directly, so it stays.
+  }];
+  let dependentDialects = ["::tg::ir::TgDialect"];
+  let statistics = [
+    Statistic<"numDecomposed", "num-decomposed", "Composite ops decomposed">
+  ];
+}
+
+def TgFuseElementwise : Pass<"tg-fuse", "mlir::func::FuncOp"> {
+  let summary = "Group elementwise ops into tg.fusion regions, one per kernel";
+  let description = [{
+    Phase 1 decides: elementwise ops (and the casts among them) are grouped with union-find
+    along producer -> consumer edges; broadcast/transpose/reshape chains are folded into the
+    reads of their consumers (index maps), splat constants are inlined. An edge is refused when
+    the producer is a reduction or matmul (its own kernel), when the value is read through a
+    non-linear index map (it must be materialized), when the element counts differ, or when
+    merging would create a cycle between kernels; each refusal is a remark on the producer
+    naming the consumer and the reason. Phase 2 builds one `tg.fusion` region per group, and
+    wraps every reduction and matmul in a single-op region of its kind.
+    With `fuse=false` every elementwise op is its own group: the unfused baseline.
+  }];
+  let dependentDialects = ["::tg::ir::TgDialect"];
+  let options = [
+    Option<"fuse", "fuse", "bool", /*default=*/"true",
+           "Merge producers into consumers (false: one kernel per op)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"true",
+           "Emit a remark for every producer -> consumer edge that is not fused">,
+  ];
+  let statistics = [
+    Statistic<"numGroups", "num-groups", "Elementwise kernels formed">,
+    Statistic<"numRefused", "num-refused", "Producer -> consumer edges not fused">
+  ];
+}
+
+def TgLowerMatmul : Pass<"tg-lower-matmul", "mlir::func::FuncOp"> {
+  let summary = "Choose the code path and tile configuration of every matmul";
+  let description = [{
+    Records on each gemm `tg.fusion` the path (`simt` today: a shared-memory tiled kernel with
+    f32 accumulation) and the tile (block M, N, K), chosen from the target and the problem
+    shape, as attributes the dump shows and the code generator reads.
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"", "NVRTC target">,
+  ];
+}
+
+def TgPlanKernels : Pass<"tg-plan", "mlir::func::FuncOp"> {
+  let summary = "Name every kernel and assign buffers by liveness";
+  let description = [{
+    One kernel per `tg.fusion`. Gives each a readable name (`tg_k2_add_tanh_mul`), and assigns
+    every value a buffer: function inputs, constants, per-call outputs, temporaries packed into
+    one arena by liveness (a temporary's space is reused once its last reader has run), and
+    reshapes as aliases. The assignment is recorded as attributes (`tg.kernel`, `tg.buffers`)
+    that the code generator reads and the dump shows.
+  }];
+}
+
+#endif // TG_TRANSFORMS_PASSES_TD

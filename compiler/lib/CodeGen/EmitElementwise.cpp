@@ -1,0 +1,220 @@
+//===- EmitElementwise.cpp - CUDA C++ for an elementwise tg.fusion --------===//
+//
+// Generates `struct TgBody` for templates/elementwise.cuh. Inputs used at the kernel's own
+// index (and every output) are accessed with 16-byte vectors when aligned; inputs read through
+// a broadcast/transpose/reshape are loaded per element at an offset computed from the index.
+//
+//===----------------------------------------------------------------------===//
+#include "IndexExpr.h"
+#include "KernelEmission.h"
+#include "ScalarMath.h"
+
+#include "tg/Dialect/OpDescription.h"
+#include "tg/Transforms/LayoutChain.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <sstream>
+
+using namespace mlir;
+
+namespace tg::codegen {
+
+namespace {
+
+bool isSplat(Value v) {
+  auto c = v.getDefiningOp<ir::ConstantOp>();
+  auto d = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+  return d && d.isSplat();
+}
+
+}  // namespace
+
+FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
+                                          const CodeGenOptions& options) {
+  Block& body = fusion.getBody().front();
+  auto yield = cast<ir::YieldOp>(body.getTerminator());
+  if (yield.getValues().empty()) return fusion.emitOpError("has no results to compute");
+  const int64_t numel = numelOf(yield.getValues()[0]);
+  for (Value v : yield.getValues())
+    if (numelOf(v) != numel)
+      return fusion.emitOpError("results have different element counts");
+  std::string sfx;
+  const std::string index = indexType(numel + 64, sfx);
+
+  // Which inputs are read at the kernel's own index (vectorizable), which through maps.
+  const unsigned numInputs = body.getNumArguments();
+  std::vector<bool> identity(numInputs, false);
+  std::vector<Value> mappedValues;  // layout values (or narrower args) read per element
+  llvm::DenseMap<Value, std::string> names;
+  auto noteRead = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (numelOf(arg) == numel) {
+        identity[arg.getArgNumber()] = true;
+        return;
+      }
+    }
+    LayoutChain chain = traceLayout(v);
+    if (!isa<BlockArgument>(chain.root)) return;  // a member (linear chain) or constant
+    if (chain.linear && numelOf(chain.root) == numel) {
+      identity[cast<BlockArgument>(chain.root).getArgNumber()] = true;
+      return;
+    }
+    if (std::find(mappedValues.begin(), mappedValues.end(), v) == mappedValues.end())
+      mappedValues.push_back(v);
+  };
+  for (Operation& op : body) {
+    if (isLayoutOp(&op) || isa<ir::ConstantOp>(op)) continue;
+    for (Value v : op.getOperands()) noteRead(v);
+  }
+
+  std::ostringstream os;
+  os << "struct TgBody {\n";
+  os << "  typedef " << index << " Index;\n";
+  os << "  static constexpr Index kNumel = " << numel << sfx << ";\n";
+  // Vector width: 16 bytes of the narrowest tensor accessed with vectors.
+  size_t narrowest = 16;
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (identity[i]) narrowest = std::min(narrowest, dtype_size(dtypeOfValue(body.getArgument(i))));
+  for (Value v : yield.getValues()) narrowest = std::min(narrowest, dtype_size(dtypeOfValue(v)));
+  const int vec = static_cast<int>(16 / narrowest);
+  os << "  static constexpr int kVec = " << vec << ";\n";
+  for (unsigned i = 0; i < numInputs; ++i)
+    os << "  const " << storageType(dtypeOfValue(body.getArgument(i))) << "* __restrict__ in" << i
+       << ";\n";
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j)
+    os << "  " << storageType(dtypeOfValue(yield.getOperand(j))) << "* __restrict__ out" << j
+       << ";\n";
+
+  // aligned(): every vector-accessed pointer.
+  os << "  __device__ __forceinline__ bool aligned() const {\n    return true";
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (identity[i]) os << " && tg_aligned16(in" << i << ")";
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j) os << " && tg_aligned16(out" << j << ")";
+  os << ";\n  }\n";
+
+  // compute(): the fused body for one element.
+  os << "  __device__ __forceinline__ void compute(Index i";
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (identity[i])
+      os << ", " << computeType(dtypeOfValue(body.getArgument(i))) << " a" << i;
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j)
+    os << ", " << computeType(dtypeOfValue(yield.getOperand(j))) << "& r" << j;
+  os << ") const {\n";
+  os << "    (void)i;\n";
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (identity[i]) names[body.getArgument(i)] = "a" + std::to_string(i);
+  int counter = 0;
+  for (Value v : mappedValues) {
+    Value root;
+    DimIndices idx = mapToRoot(v, delinearize(IndexExpr::var("i", numel), Shape(
+        cast<RankedTensorType>(v.getType()).getShape().begin(),
+        cast<RankedTensorType>(v.getType()).getShape().end())), root);
+    auto arg = cast<BlockArgument>(root);
+    std::string n = "m" + std::to_string(counter++);
+    DType dt = dtypeOfValue(v);
+    os << "    const " << computeType(dt) << " " << n << " = "
+       << loadConvert(dt, "in" + std::to_string(arg.getArgNumber()) + "[" +
+                              linearize(idx).str(sfx) + "]")
+       << ";\n";
+    names[v] = n;
+  }
+  std::function<std::string(Value)> nameOf = [&](Value v) -> std::string {
+    auto it = names.find(v);
+    if (it != names.end()) return it->second;
+    if (isSplat(v)) {
+      auto c = v.getDefiningOp<ir::ConstantOp>();
+      return splatLiteral(cast<DenseElementsAttr>(c.getValue()), dtypeOfValue(v));
+    }
+    LayoutChain chain = traceLayout(v);  // a linear chain over an identity input or a member
+    if (chain.linear && chain.root != v) return nameOf(chain.root);
+    return "/*unresolved*/0";
+  };
+  for (Operation& op : body) {
+    if (isLayoutOp(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
+    std::optional<ir::OpDescription> d = ir::describeOp(&op);
+    if (!d || !graph::isElementwise(d->kind))
+      return op.emitOpError("cannot be generated in an elementwise kernel");
+    std::vector<std::string> operands;
+    for (Value v : op.getOperands()) {
+      std::string n = nameOf(v);
+      if (n == "/*unresolved*/0") return op.emitOpError("has an operand the emitter cannot read");
+      operands.push_back(n);
+    }
+    // The operand dtype that decides the math: the data operand (select: the values).
+    DType in = dtypeOfValue(op.getOperand(d->kind == graph::OpKind::Select ? 1 : 0));
+    DType out = dtypeOfValue(op.getResult(0));
+    std::string n = "v" + std::to_string(counter++);
+    os << "    const " << computeType(out) << " " << n << " = "
+       << scalarExpr(d->kind, d->attrs, operands, in, out, options.precision) << ";\n";
+    names[op.getResult(0)] = n;
+  }
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j) {
+    std::string n = nameOf(yield.getOperand(j));
+    if (n == "/*unresolved*/0") return fusion.emitOpError("yields a value the emitter cannot read");
+    os << "    r" << j << " = " << n << ";\n";
+  }
+  os << "  }\n";
+
+  // one(i): scalar accesses.
+  os << "  __device__ __forceinline__ void one(Index i) const {\n";
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j)
+    os << "    " << computeType(dtypeOfValue(yield.getOperand(j))) << " r" << j << ";\n";
+  os << "    compute(i";
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (identity[i])
+      os << ", " << loadConvert(dtypeOfValue(body.getArgument(i)), "in" + std::to_string(i) + "[i]");
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j) os << ", r" << j;
+  os << ");\n";
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j)
+    os << "    out" << j << "[i] = " << storeConvert(dtypeOfValue(yield.getOperand(j)), "r" + std::to_string(j))
+       << ";\n";
+  os << "  }\n";
+
+  // vec(i): kVec elements with 16-byte accesses.
+  os << "  __device__ __forceinline__ void vec(Index i) const {\n";
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (identity[i])
+      os << "    " << storageType(dtypeOfValue(body.getArgument(i))) << " x" << i
+         << "[kVec];\n    tg_load_vec(in" << i << " + i, x" << i << ");\n";
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j)
+    os << "    " << storageType(dtypeOfValue(yield.getOperand(j))) << " y" << j << "[kVec];\n";
+  os << "#pragma unroll\n    for (int e = 0; e < kVec; ++e) {\n";
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j)
+    os << "      " << computeType(dtypeOfValue(yield.getOperand(j))) << " r" << j << ";\n";
+  os << "      compute(i + e";
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (identity[i])
+      os << ", " << loadConvert(dtypeOfValue(body.getArgument(i)), "x" + std::to_string(i) + "[e]");
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j) os << ", r" << j;
+  os << ");\n";
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j)
+    os << "      y" << j << "[e] = " << storeConvert(dtypeOfValue(yield.getOperand(j)), "r" + std::to_string(j))
+       << ";\n";
+  os << "    }\n";
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j)
+    os << "    tg_store_vec(out" << j << " + i, y" << j << ");\n";
+  os << "  }\n};\n";
+
+  const int block = 256;
+  int64_t steps = (numel + vec - 1) / vec;
+  int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((steps + block - 1) / block,
+                                                          int64_t(options.smCount) * 4));
+  std::ostringstream summary;
+  int ops = 0;
+  for (Operation& op : body)
+    if (!isLayoutOp(&op) && !isa<ir::ConstantOp, ir::YieldOp>(op)) ++ops;
+  summary << "elementwise: " << ops << " op(s), " << numInputs << " input(s), "
+          << yield.getNumOperands() << " output(s), " << numel << " elements, vector width "
+          << vec;
+  KernelEmission e;
+  e.kernel.name = name;
+  e.kernel.summary = summary.str();
+  e.kernel.source = kernelHeader(name, summary.str()) + "#define TG_BLOCK " +
+                    std::to_string(block) + "\n" + os.str() + elementwiseTemplate();
+  e.dims.grid[0] = static_cast<uint32_t>(blocks);
+  e.dims.block[0] = block;
+  return e;
+}
+
+}  // namespace tg::codegen

@@ -1,0 +1,109 @@
+//===- EmitReduction.cpp - CUDA C++ for a reduction tg.fusion -------------===//
+//
+// Generates `struct TgBody` for templates/reduction.cuh: one warp per output (or one block,
+// for few, long reductions), f32 accumulation for floats (i32 wraps), the input read through
+// any layout chain inside the region.
+//
+//===----------------------------------------------------------------------===//
+#include "IndexExpr.h"
+#include "KernelEmission.h"
+#include "ScalarMath.h"
+
+#include "tg/Dialect/OpDescription.h"
+
+#include <sstream>
+
+using namespace mlir;
+
+namespace tg::codegen {
+
+FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& name,
+                                        const CodeGenOptions& options) {
+  Operation* reduce = nullptr;
+  fusion.getBody().walk([&](Operation* op) {
+    if (isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp>(op)) reduce = op;
+  });
+  if (!reduce || fusion.getNumResults() != 1 ||
+      cast<ir::YieldOp>(fusion.getBody().front().getTerminator()).getOperand(0) !=
+          reduce->getResult(0))
+    return fusion.emitOpError("reduction kernels hold exactly one reduction, yielded");
+  std::optional<ir::OpDescription> d = ir::describeOp(reduce);
+  Value input = reduce->getOperand(0);
+  auto inType = cast<RankedTensorType>(input.getType());
+  Shape inShape(inType.getShape().begin(), inType.getShape().end());
+  const DType dtype = dtypeOfValue(input);
+
+  Shape keptShape, reducedShape;
+  for (size_t dim = 0; dim < inShape.size(); ++dim) {
+    bool reduced = std::find(d->attrs.axes.begin(), d->attrs.axes.end(), (int64_t)dim) !=
+                   d->attrs.axes.end();
+    (reduced ? reducedShape : keptShape).push_back(inShape[dim]);
+  }
+  const int64_t outputs = shape_numel(keptShape), reducedCount = shape_numel(reducedShape);
+  std::string sfx;
+  const std::string index =
+      indexType(std::max<int64_t>(shape_numel(inShape), std::max(outputs, reducedCount)) + 64, sfx);
+
+  // The input's dims from (o, r): kept dims from the output index, reduced from r.
+  DimIndices kept = delinearize(IndexExpr::var("o", outputs), keptShape);
+  DimIndices red = delinearize(IndexExpr::var("r", reducedCount), reducedShape);
+  DimIndices dims;
+  dims.shape = inShape;
+  size_t k = 0, rr = 0;
+  for (size_t dim = 0; dim < inShape.size(); ++dim) {
+    bool reduced = std::find(d->attrs.axes.begin(), d->attrs.axes.end(), (int64_t)dim) !=
+                   d->attrs.axes.end();
+    dims.dims.push_back(reduced ? red.dims[rr++] : kept.dims[k++]);
+  }
+  Value root;
+  DimIndices rootDims = mapToRoot(input, dims, root);
+  auto arg = dyn_cast<BlockArgument>(root);
+  if (!arg) return fusion.emitOpError("reduction input must come from the kernel's inputs");
+
+  const bool isInt = dtype == DType::I32;
+  const char* acc = isInt ? "int" : "float";
+  const bool isMax = d->kind == graph::OpKind::ReduceMax;
+  std::ostringstream os;
+  os << "struct TgBody {\n";
+  os << "  typedef " << index << " Index;\n  typedef " << acc << " Acc;\n";
+  os << "  static constexpr Index kOutputs = " << outputs << sfx << ";\n";
+  os << "  static constexpr Index kReduced = " << reducedCount << sfx << ";\n";
+  os << "  const " << storageType(dtype) << "* __restrict__ in0;\n";
+  os << "  " << storageType(dtypeOfValue(reduce->getResult(0))) << "* __restrict__ out0;\n";
+  os << "  __device__ __forceinline__ Acc init() const { return "
+     << (isMax ? (isInt ? "(-2147483647 - 1)" : "-__int_as_float(0x7f800000)") : (isInt ? "0" : "0.0f"))
+     << "; }\n";
+  os << "  __device__ __forceinline__ Acc combine(Acc a, Acc b) const { return "
+     << (isMax ? (isInt ? "(a > b ? a : b)" : "tg_maxf(a, b)") : (isInt ? "tg_iadd(a, b)" : "a + b"))
+     << "; }\n";
+  os << "  __device__ __forceinline__ Acc load(Index o, Index r) const {\n    (void)o; (void)r;\n"
+     << "    return " << loadConvert(dtype, "in0[" + linearize(rootDims).str(sfx) + "]") << ";\n  }\n";
+  std::string value = d->kind == graph::OpKind::ReduceMean
+                          ? "acc / " + std::to_string(reducedCount) + ".0f"
+                          : std::string("acc");
+  os << "  __device__ __forceinline__ void store(Index o, Acc acc) const { out0[o] = "
+     << storeConvert(dtype, value) << "; }\n};\n";
+
+  // Few long reductions: a block per output; otherwise a warp per output.
+  const int block = 256;
+  const bool blockPerOutput = reducedCount >= 2048 && outputs < int64_t(options.smCount) * 8;
+  const int group = blockPerOutput ? block : 32;
+  const int64_t perBlock = block / group;
+  int64_t blocks = std::max<int64_t>(
+      1, std::min<int64_t>((outputs + perBlock - 1) / perBlock, int64_t(options.smCount) * 8));
+  std::ostringstream summary;
+  summary << "reduction: " << reduce->getName().stripDialect().str() << " of " << reducedCount
+          << " elements into each of " << outputs << " output(s), "
+          << (blockPerOutput ? "a block" : "a warp") << " per output";
+  KernelEmission e;
+  e.kernel.name = name;
+  e.kernel.summary = summary.str();
+  e.kernel.source = kernelHeader(name, summary.str()) + "#define TG_BLOCK " +
+                    std::to_string(block) + "\n#define TG_GROUP " + std::to_string(group) + "\n" +
+                    os.str() + reductionTemplate();
+  e.dims.grid[0] = static_cast<uint32_t>(blocks);
+  e.dims.block[0] = block;
+  return e;
+}
+
+}  // namespace tg::codegen

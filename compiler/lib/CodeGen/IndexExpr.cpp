@@ -1,0 +1,162 @@
+//===- IndexExpr.cpp - Offset arithmetic for generated kernels ------------===//
+#include "IndexExpr.h"
+
+#include "tg/Dialect/TgOps.h"
+#include "tg/Transforms/LayoutChain.h"
+
+#include <cassert>
+
+namespace tg::codegen {
+
+struct IndexExpr::Node {
+  enum Kind { Var, Const, Div, Mod, Mul, Add } kind;
+  std::string name;  // Var
+  int64_t value = 0; // Const value; Div/Mod/Mul constant operand
+  int64_t bound = 0; // exclusive upper bound
+  std::shared_ptr<const Node> a, b;
+};
+
+IndexExpr IndexExpr::var(const std::string& name, int64_t bound) {
+  auto n = std::make_shared<Node>();
+  n->kind = Node::Var;
+  n->name = name;
+  n->bound = std::max<int64_t>(bound, 1);
+  return IndexExpr(n);
+}
+
+IndexExpr IndexExpr::constant(int64_t value) {
+  auto n = std::make_shared<Node>();
+  n->kind = Node::Const;
+  n->value = value;
+  n->bound = value + 1;
+  return IndexExpr(n);
+}
+
+bool IndexExpr::isConstant(int64_t value) const {
+  return node_->kind == Node::Const && node_->value == value;
+}
+
+int64_t IndexExpr::bound() const { return node_->bound; }
+
+IndexExpr IndexExpr::operator/(int64_t d) const {
+  assert(d > 0);
+  if (d == 1) return *this;
+  if (bound() <= d) return constant(0);
+  if (node_->kind == Node::Const) return constant(node_->value / d);
+  if (node_->kind == Node::Div) return IndexExpr(node_->a) / (node_->value * d);
+  auto n = std::make_shared<Node>();
+  n->kind = Node::Div;
+  n->a = node_;
+  n->value = d;
+  n->bound = (bound() + d - 1) / d;
+  return IndexExpr(n);
+}
+
+IndexExpr IndexExpr::operator%(int64_t m) const {
+  assert(m > 0);
+  if (m == 1) return constant(0);
+  if (bound() <= m) return *this;
+  if (node_->kind == Node::Const) return constant(node_->value % m);
+  auto n = std::make_shared<Node>();
+  n->kind = Node::Mod;
+  n->a = node_;
+  n->value = m;
+  n->bound = m;
+  return IndexExpr(n);
+}
+
+IndexExpr IndexExpr::operator*(int64_t c) const {
+  if (c == 0 || isConstant(0)) return constant(0);
+  if (c == 1) return *this;
+  if (node_->kind == Node::Const) return constant(node_->value * c);
+  auto n = std::make_shared<Node>();
+  n->kind = Node::Mul;
+  n->a = node_;
+  n->value = c;
+  n->bound = (bound() - 1) * c + 1;
+  return IndexExpr(n);
+}
+
+IndexExpr IndexExpr::operator+(const IndexExpr& other) const {
+  if (isConstant(0)) return other;
+  if (other.isConstant(0)) return *this;
+  auto n = std::make_shared<Node>();
+  n->kind = Node::Add;
+  n->a = node_;
+  n->b = other.node_;
+  n->bound = bound() + other.bound() - 1;
+  return IndexExpr(n);
+}
+
+bool sameExpr(const IndexExpr& x, const IndexExpr& y) {
+  const IndexExpr::Node *a = x.node_.get(), *b = y.node_.get();
+  if (a == b) return true;
+  if (a->kind != b->kind || a->value != b->value || a->name != b->name) return false;
+  if (bool(a->a) != bool(b->a) || bool(a->b) != bool(b->b)) return false;
+  if (a->a && !sameExpr(IndexExpr(a->a), IndexExpr(b->a))) return false;
+  if (a->b && !sameExpr(IndexExpr(a->b), IndexExpr(b->b))) return false;
+  return true;
+}
+
+std::string IndexExpr::str(const std::string& suffix) const {
+  const Node& n = *node_;
+  auto lit = [&](int64_t v) { return std::to_string(v) + suffix; };
+  switch (n.kind) {
+    case Node::Var: return n.name;
+    case Node::Const: return lit(n.value);
+    case Node::Div: return "(" + IndexExpr(n.a).str(suffix) + " / " + lit(n.value) + ")";
+    case Node::Mod: return "(" + IndexExpr(n.a).str(suffix) + " % " + lit(n.value) + ")";
+    case Node::Mul: return IndexExpr(n.a).str(suffix) + " * " + lit(n.value);
+    case Node::Add: return IndexExpr(n.a).str(suffix) + " + " + IndexExpr(n.b).str(suffix);
+  }
+  return "?";
+}
+
+DimIndices delinearize(const IndexExpr& linear, const Shape& shape) {
+  DimIndices out;
+  out.shape = shape;
+  int64_t stride = 1;
+  std::vector<IndexExpr> reversed;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    reversed.push_back((linear / stride) % shape[d]);
+    stride *= shape[d];
+  }
+  out.dims.assign(reversed.rbegin(), reversed.rend());
+  out.linear = std::make_shared<IndexExpr>(linear);
+  return out;
+}
+
+IndexExpr linearize(const DimIndices& idx) {
+  if (idx.linear) return *idx.linear;
+  IndexExpr sum = IndexExpr::constant(0);
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(idx.shape.size()) - 1; d >= 0; --d) {
+    sum = idx.dims[d] * stride + sum;
+    stride *= idx.shape[d];
+  }
+  return sum;
+}
+
+DimIndices mapToRoot(mlir::Value value, DimIndices idx, mlir::Value& root) {
+  LayoutChain chain = traceLayout(value);
+  for (mlir::Operation* op : chain.ops) {  // from the value back to the root
+    auto operandType = mlir::cast<mlir::RankedTensorType>(op->getOperand(0).getType());
+    Shape in(operandType.getShape().begin(), operandType.getShape().end());
+    DimIndices next;
+    next.shape = in;
+    if (auto b = mlir::dyn_cast<ir::BroadcastOp>(op)) {
+      for (size_t k = 0; k < in.size(); ++k)
+        next.dims.push_back(in[k] == 1 ? IndexExpr::constant(0) : idx.dims[b.getDims()[k]]);
+    } else if (auto t = mlir::dyn_cast<ir::TransposeOp>(op)) {
+      next.dims.assign(in.size(), IndexExpr::constant(0));
+      for (size_t d = 0; d < t.getPerm().size(); ++d) next.dims[t.getPerm()[d]] = idx.dims[d];
+    } else {  // reshape: same linear index
+      next = delinearize(linearize(idx), in);
+    }
+    idx = std::move(next);
+  }
+  root = chain.root;
+  return idx;
+}
+
+}  // namespace tg::codegen

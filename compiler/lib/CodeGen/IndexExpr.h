@@ -1,0 +1,62 @@
+//===- IndexExpr.h - Offset arithmetic for generated kernels (internal) ---===//
+//
+// Small expression trees over unsigned index variables (the element a thread works on), with
+// the simplifications that matter for readable, cheap kernels: x / 1, x % n when x < n, nested
+// divisions, multiplications by 0/1, and linearize(delinearize(x)) == x. Printed as C.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Support/DType.h"
+
+#include "mlir/IR/Value.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tg::codegen {
+
+class IndexExpr {
+ public:
+  /// A variable named `name` taking values in [0, bound).
+  static IndexExpr var(const std::string& name, int64_t bound);
+  static IndexExpr constant(int64_t value);
+
+  IndexExpr operator/(int64_t d) const;
+  IndexExpr operator%(int64_t m) const;
+  IndexExpr operator*(int64_t c) const;
+  IndexExpr operator+(const IndexExpr& other) const;
+
+  bool isConstant(int64_t value) const;
+  /// Exclusive upper bound of the value.
+  int64_t bound() const;
+  /// C text, with literals suffixed for `indexType` ("u" or "ull").
+  std::string str(const std::string& suffix) const;
+
+ private:
+  struct Node;
+  explicit IndexExpr(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
+  std::shared_ptr<const Node> node_;
+  friend bool sameExpr(const IndexExpr& a, const IndexExpr& b);
+};
+
+bool sameExpr(const IndexExpr& a, const IndexExpr& b);
+
+/// The per-dimension indices of a value, plus (when known) the linear index they came from.
+struct DimIndices {
+  std::vector<IndexExpr> dims;
+  Shape shape;
+  std::shared_ptr<IndexExpr> linear;  ///< Set when dims is exactly delinearize(*linear).
+};
+
+/// Row-major decomposition of `linear` over `shape`.
+DimIndices delinearize(const IndexExpr& linear, const Shape& shape);
+/// Row-major linear index of `dims` (returns the original linear index when there is one).
+IndexExpr linearize(const DimIndices& dims);
+
+/// Maps the indices of `value` through the layout chain that defines it (broadcast, transpose,
+/// reshape) down to its root, which is returned in `root`.
+DimIndices mapToRoot(mlir::Value value, DimIndices indices, mlir::Value& root);
+
+}  // namespace tg::codegen

@@ -1,0 +1,40 @@
+//===- KernelEmission.h - One generated kernel and how to launch it (internal) ===//
+#pragma once
+
+#include "tg/CodeGen/EmitPlan.h"
+#include "tg/Dialect/TgOps.h"
+#include "tg/Runtime/Plan.h"
+
+#include <string>
+
+namespace tg::codegen {
+
+/// A kernel's source and launch shape. Its single parameter is a struct of pointers: the
+/// fusion's inputs in order, then its results in order.
+struct KernelEmission {
+  rt::KernelSource kernel;
+  rt::LaunchDims dims;
+};
+
+/// The embedded templates (templates/*.cuh).
+const char* elementwiseTemplate();
+const char* reductionTemplate();
+const char* matmulSimtTemplate();
+
+mlir::FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
+                                                const CodeGenOptions& options);
+mlir::FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& name,
+                                              const CodeGenOptions& options);
+mlir::FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& name,
+                                           const CodeGenOptions& options);
+
+/// Helpers shared by the emitters.
+DType dtypeOfValue(mlir::Value v);
+int64_t numelOf(mlir::Value v);
+/// "unsigned" when every index below `bound` fits in 32 bits, else "unsigned long long";
+/// `suffix` receives the matching literal suffix.
+std::string indexType(int64_t bound, std::string& suffix);
+/// "#define TG_NAME <name>" and the other macros a template expects, plus the prelude.
+std::string kernelHeader(const std::string& name, const std::string& summary);
+
+}  // namespace tg::codegen

@@ -1,0 +1,165 @@
+//===- ScalarMath.cpp - One element of each tg op, as CUDA C++ ------------===//
+#include "ScalarMath.h"
+
+#include "llvm/ADT/APFloat.h"
+
+#include <cassert>
+#include <cmath>
+#include <cstdio>
+
+namespace tg::codegen {
+
+using graph::OpKind;
+
+const char* storageType(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return "float";
+    case DType::F16: return "tg_f16";
+    case DType::BF16: return "tg_bf16";
+    case DType::I32: return "int";
+    case DType::Bool: return "tg_bool";
+  }
+  return "?";
+}
+
+const char* computeType(DType dtype) {
+  if (is_floating(dtype)) return "float";
+  return dtype == DType::I32 ? "int" : "bool";
+}
+
+std::string loadConvert(DType dtype, const std::string& s) {
+  switch (dtype) {
+    case DType::BF16: return "tg_from_bf16(" + s + ")";
+    case DType::F16: return "tg_from_f16(" + s + ")";
+    case DType::Bool: return "(" + s + " != 0)";
+    default: return s;
+  }
+}
+
+std::string storeConvert(DType dtype, const std::string& v) {
+  switch (dtype) {
+    case DType::BF16: return "tg_to_bf16(" + v + ")";
+    case DType::F16: return "tg_to_f16(" + v + ")";
+    case DType::Bool: return "(tg_bool)(" + v + " ? 1 : 0)";
+    default: return v;
+  }
+}
+
+static std::string floatLiteral(float f) {
+  if (std::isnan(f)) return "__int_as_float(0x7fffffff)";
+  if (std::isinf(f)) return f > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%af", static_cast<double>(f));  // exact (hex float)
+  return buf;
+}
+
+static std::string intLiteral(int64_t v) {
+  if (v == INT32_MIN) return "(-2147483647 - 1)";
+  return std::to_string(v);
+}
+
+std::string splatLiteral(mlir::DenseElementsAttr splat, DType dtype) {
+  if (is_floating(dtype)) {
+    llvm::APFloat v = splat.getSplatValue<llvm::APFloat>();
+    bool lost;
+    v.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    return floatLiteral(v.convertToFloat());
+  }
+  llvm::APInt v = splat.getSplatValue<llvm::APInt>();
+  if (dtype == DType::Bool) return v.isZero() ? "false" : "true";
+  return intLiteral(v.getSExtValue());
+}
+
+static std::string roundTo(DType dtype, const std::string& e) {
+  if (dtype == DType::BF16) return "tg_round_bf16(" + e + ")";
+  if (dtype == DType::F16) return "tg_round_f16(" + e + ")";
+  return e;
+}
+
+static std::string castExpr(const std::string& a, DType from, DType to) {
+  if (from == to) return a;
+  if (to == DType::Bool) return is_floating(from) ? "(" + a + " != 0.0f)" : "(" + a + " != 0)";
+  if (from == DType::Bool) return is_floating(to) ? "(" + a + " ? 1.0f : 0.0f)" : "(" + a + " ? 1 : 0)";
+  if (to == DType::I32) return "tg_f2i(" + a + ")";  // from a float dtype
+  if (from == DType::I32) {
+    // One rounding to the target: round-to-odd into f32 first keeps a later bf16/f16 rounding
+    // exact (f32 has more than 2 extra bits).
+    if (to == DType::F32) return "((float)" + a + ")";
+    return roundTo(to, "tg_i2f_odd(" + a + ")");
+  }
+  return roundTo(to, a);  // float to float: widening is exact, narrowing rounds once
+}
+
+std::string scalarExpr(OpKind kind, const graph::OpAttrs& attrs,
+                       const std::vector<std::string>& x, DType in, DType out,
+                       Precision precision) {
+  const bool fast = precision == Precision::Fast ||
+                    (precision == Precision::Auto && out == DType::BF16);
+  const bool isInt = in == DType::I32;
+  auto call = [](const char* f, const std::string& a) { return std::string(f) + "(" + a + ")"; };
+  auto call2 = [](const char* f, const std::string& a, const std::string& b) {
+    return std::string(f) + "(" + a + ", " + b + ")";
+  };
+  std::string e;
+  bool exact = false;  // the result needs no rounding to `out`
+  switch (kind) {
+    case OpKind::Neg: e = isInt ? call("tg_ineg", x[0]) : "(-" + x[0] + ")"; exact = true; break;
+    case OpKind::Abs: e = isInt ? call("tg_iabs", x[0]) : call("fabsf", x[0]); exact = true; break;
+    case OpKind::Relu:
+      e = isInt ? "(" + x[0] + " < 0 ? 0 : " + x[0] + ")" : call("tg_relu", x[0]);
+      exact = true;
+      break;
+    case OpKind::Exp: e = call(fast ? "tg_exp_approx" : "expf", x[0]); break;
+    case OpKind::Log: e = call(fast ? "__logf" : "logf", x[0]); break;
+    case OpKind::Tanh: e = call(fast ? "tg_tanh_approx" : "tanhf", x[0]); break;
+    case OpKind::Sigmoid:
+      e = fast ? call("tg_sigmoid_approx", x[0]) : "(1.0f / (1.0f + expf(-" + x[0] + ")))";
+      break;
+    case OpKind::Gelu:
+      if (attrs.gelu == graph::GeluApprox::Tanh)
+        e = "(0.5f * " + x[0] + " * (1.0f + " + (fast ? "tg_tanh_approx" : "tanhf") +
+            "(0.7978845608028654f * (" + x[0] + " + 0.044715f * " + x[0] + " * " + x[0] + " * " +
+            x[0] + "))))";
+      else
+        e = "(0.5f * " + x[0] + " * (1.0f + erff(" + x[0] + " * 0.7071067811865476f)))";
+      break;
+    case OpKind::Sqrt: e = call("sqrtf", x[0]); break;
+    case OpKind::Rsqrt: e = fast ? call("tg_rsqrt_approx", x[0]) : "(1.0f / sqrtf(" + x[0] + "))"; break;
+    case OpKind::Add: e = isInt ? call2("tg_iadd", x[0], x[1]) : "(" + x[0] + " + " + x[1] + ")"; break;
+    case OpKind::Sub: e = isInt ? call2("tg_isub", x[0], x[1]) : "(" + x[0] + " - " + x[1] + ")"; break;
+    case OpKind::Mul: e = isInt ? call2("tg_imul", x[0], x[1]) : "(" + x[0] + " * " + x[1] + ")"; break;
+    case OpKind::Div:
+      e = isInt ? call2("tg_idiv", x[0], x[1])
+                : (fast ? call2("__fdividef", x[0], x[1]) : "(" + x[0] + " / " + x[1] + ")");
+      break;
+    case OpKind::Pow: e = call2(fast ? "__powf" : "powf", x[0], x[1]); break;
+    case OpKind::Maximum:
+      e = isInt ? "(" + x[0] + " > " + x[1] + " ? " + x[0] + " : " + x[1] + ")"
+                : call2("tg_maxf", x[0], x[1]);
+      exact = true;
+      break;
+    case OpKind::Minimum:
+      e = isInt ? "(" + x[0] + " < " + x[1] + " ? " + x[0] + " : " + x[1] + ")"
+                : call2("tg_minf", x[0], x[1]);
+      exact = true;
+      break;
+    case OpKind::Compare: {
+      static const char* ops[] = {"==", "!=", "<", "<=", ">", ">="};
+      e = "(" + x[0] + " " + ops[static_cast<int>(attrs.predicate)] + " " + x[1] + ")";
+      exact = true;
+      break;
+    }
+    case OpKind::Select:
+      e = "(" + x[0] + " ? " + x[1] + " : " + x[2] + ")";
+      exact = true;
+      break;
+    case OpKind::Cast:
+      return castExpr(x[0], in, out);
+    default:
+      assert(false && "not an elementwise op");
+      return "0";
+  }
+  return exact ? e : roundTo(out, e);
+}
+
+}  // namespace tg::codegen

@@ -1,0 +1,38 @@
+//===- ScalarMath.h - One element of each tg op, as CUDA C++ (internal) ---===//
+//
+// The generated code computes in f32 for every floating dtype (int for i32, bool for i1),
+// loads and stores convert to and from storage, and an op whose result is bf16/f16 is rounded
+// to that dtype right away, so a fused kernel computes exactly what the unfused kernels (and
+// the reference's op-by-op semantics) compute.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Graph/OpKind.h"
+#include "tg/Support/Precision.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <string>
+#include <vector>
+
+namespace tg::codegen {
+
+/// C type of a dtype in memory ("float", "tg_bf16", ...) and in registers ("float", "int",
+/// "bool").
+const char* storageType(DType dtype);
+const char* computeType(DType dtype);
+/// Converts a storage value to its compute value, and back.
+std::string loadConvert(DType dtype, const std::string& storage);
+std::string storeConvert(DType dtype, const std::string& value);
+
+/// The C expression for one element of `kind` applied to `operands` (compute values of
+/// `operandDType`), producing `resultDType`, rounded to it.
+std::string scalarExpr(graph::OpKind kind, const graph::OpAttrs& attrs,
+                       const std::vector<std::string>& operands, DType operandDType,
+                       DType resultDType, Precision precision);
+
+/// The splat value of a dense constant as an exact C literal of its compute type.
+std::string splatLiteral(mlir::DenseElementsAttr splat, DType dtype);
+
+}  // namespace tg::codegen

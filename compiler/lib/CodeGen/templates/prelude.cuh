@@ -1,0 +1,116 @@
+// ---- tg kernel prelude (compiler/lib/CodeGen/templates/prelude.cuh) ----
+// Header-free: NVRTC 13 ships no cuda_bf16.h / cuda_fp16.h, so 16-bit floats are carried as
+// their bit patterns and converted with PTX cvt instructions. Conversions round to nearest
+// even, as the reference (runtime/lib/Support/Half.cpp) does.
+
+typedef unsigned short tg_bf16;
+typedef unsigned short tg_f16;
+typedef unsigned char tg_bool;
+
+__device__ __forceinline__ float tg_from_bf16(unsigned short h) {
+  return __uint_as_float(((unsigned)h) << 16);
+}
+__device__ __forceinline__ unsigned short tg_to_bf16(float f) {
+  unsigned short h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ float tg_from_f16(unsigned short h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ unsigned short tg_to_f16(float f) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+// The value of an op whose result dtype is bf16 / f16: computed in f32, then rounded.
+__device__ __forceinline__ float tg_round_bf16(float f) { return tg_from_bf16(tg_to_bf16(f)); }
+__device__ __forceinline__ float tg_round_f16(float f) { return tg_from_f16(tg_to_f16(f)); }
+
+// Hardware approximations (MUFU), used for ops whose result is bf16 (their error is below
+// bf16's rounding error) or everywhere under the `fast` precision mode.
+__device__ __forceinline__ float tg_tanh_approx(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float tg_exp_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
+  return y;
+}
+__device__ __forceinline__ float tg_sigmoid_approx(float x) {
+  return 0.5f * tg_tanh_approx(0.5f * x) + 0.5f;
+}
+__device__ __forceinline__ float tg_rcp_approx(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float tg_rsqrt_approx(float x) {
+  float y;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// The reference's semantics for the corner cases (RefKernels.h).
+__device__ __forceinline__ float tg_maxf(float a, float b) { return (a > b || a != a) ? a : b; }
+__device__ __forceinline__ float tg_minf(float a, float b) { return (a < b || a != a) ? a : b; }
+__device__ __forceinline__ float tg_relu(float x) { return x < 0.0f ? 0.0f : x; }
+__device__ __forceinline__ int tg_iadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int tg_isub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+__device__ __forceinline__ int tg_imul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+__device__ __forceinline__ int tg_ineg(int a) { return (int)(0u - (unsigned)a); }
+__device__ __forceinline__ int tg_iabs(int a) { return a < 0 ? tg_ineg(a) : a; }
+__device__ __forceinline__ int tg_idiv(int a, int b) {
+  return b == 0 ? 0 : (b == -1 ? tg_ineg(a) : a / b);  // x / 0 = 0, INT_MIN / -1 = INT_MIN
+}
+__device__ __forceinline__ int tg_f2i(float x) {
+  int i;
+  asm("cvt.rzi.s32.f32 %0, %1;" : "=r"(i) : "f"(x));  // saturates; NaN -> 0
+  return i;
+}
+
+// i32 -> f32 with round-to-odd: a later rounding to bf16/f16 is then a single, correct
+// round-to-nearest-even of the integer (the reference rounds integers to bf16 directly).
+__device__ __forceinline__ float tg_i2f_odd(int i) {
+  float f;
+  asm("cvt.rz.f32.s32 %0, %1;" : "=f"(f) : "r"(i));
+  if ((long long)f != (long long)i) f = __uint_as_float(__float_as_uint(f) | 1u);
+  return f;
+}
+
+// 16-byte vector access to N consecutive elements (N * sizeof(T) is a multiple of 16).
+template <typename T, int N>
+__device__ __forceinline__ void tg_load_vec(const T* p, T (&v)[N]) {
+  constexpr int kPer = 16 / sizeof(T);
+#pragma unroll
+  for (int c = 0; c < N / kPer; ++c) {
+    union {
+      uint4 raw;
+      T e[kPer];
+    } u;
+    u.raw = reinterpret_cast<const uint4*>(p)[c];
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) v[c * kPer + j] = u.e[j];
+  }
+}
+template <typename T, int N>
+__device__ __forceinline__ void tg_store_vec(T* p, const T (&v)[N]) {
+  constexpr int kPer = 16 / sizeof(T);
+#pragma unroll
+  for (int c = 0; c < N / kPer; ++c) {
+    union {
+      uint4 raw;
+      T e[kPer];
+    } u;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) u.e[j] = v[c * kPer + j];
+    reinterpret_cast<uint4*>(p)[c] = u.raw;
+  }
+}
+__device__ __forceinline__ bool tg_aligned16(const void* p) {
+  return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
+}

@@ -1,0 +1,103 @@
+//===- Driver.cpp - Pipeline + diagnostics + artifacts --------------------===//
+#include "tg/Compiler/Driver.h"
+
+#include "tg/Compiler/Context.h"
+#include "tg/Runtime/Nvrtc.h"
+#include "tg/Support/Error.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+using namespace mlir;
+
+namespace tg::compiler {
+
+const std::vector<std::string>& artifactStages() {
+  static const std::vector<std::string> stages = {"traced", "canonicalize", "decompose", "fuse",
+                                                  "lower-matmul", "plan", "remarks", "schedule",
+                                                  "cuda", "ptx"};
+  return stages;
+}
+
+static std::string print(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  flags.elideLargeElementsAttrs(16);
+  module.print(os, flags);
+  return text;
+}
+
+rt::Plan compile(ModuleOp module, const PipelineOptions& options, const ArtifactSink& sink,
+                 bool wantPtx) {
+  MLIRContext* context = module.getContext();
+  // Collect diagnostics (errors for the exception, remarks for the dump).
+  std::string errors, remarks;
+  SourceLoc firstError;
+  ScopedDiagnosticHandler handler(context, [&](Diagnostic& diag) {
+    std::string line;
+    SourceLoc where = sourceLocOf(diag.getLocation());
+    if (where.known()) line = where.str() + ": ";
+    line += diag.str() + "\n";
+    if (diag.getSeverity() == DiagnosticSeverity::Remark) {
+      remarks += "remark: " + line;
+    } else {
+      if (diag.getSeverity() == DiagnosticSeverity::Error && !firstError.known())
+        firstError = where;
+      errors += line;
+    }
+    return success();
+  });
+
+  if (failed(verify(module)))
+    throw Error("the graph does not verify:\n" + errors, firstError);
+  int step = 0;
+  if (sink) sink({"traced", std::to_string(step++) + "-traced.mlir", print(module)});
+  FailureOr<rt::Plan> plan = compileToPlan(module, options, [&](const std::string& stage, ModuleOp m) {
+    if (sink) sink({stage, std::to_string(step++) + "-" + stage + ".mlir", print(m)});
+  });
+  if (failed(plan)) throw Error("compilation failed:\n" + errors, firstError);
+  if (sink) {
+    sink({"remarks", "remarks.txt", remarks.empty() ? "(every edge was fused)\n" : remarks});
+    sink({"schedule", "plan.txt", plan->str()});
+    for (const rt::KernelSource& k : plan->kernels) sink({"cuda", k.name + ".cu", k.source});
+    if (wantPtx)
+      for (const rt::KernelSource& k : plan->kernels) {
+        std::string target = options.arch;
+        if (target.rfind("sm_", 0) == 0) target = "compute_" + target.substr(3);
+        rt::NvrtcResult r = rt::compileCuda(k.source, k.name + ".cu", target,
+                                            {"--fmad=false"});
+        sink({"ptx", k.name + ".ptx", r.ptx});
+      }
+  }
+  return std::move(*plan);
+}
+
+ArtifactSink directorySink(const std::string& dir, const std::string& prefix) {
+  return [dir, prefix](const Artifact& a) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    std::filesystem::path path = std::filesystem::path(dir) / (prefix + "." + a.fileName);
+    std::filesystem::path tmp = path;
+    tmp += ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      out << a.text;
+      if (!out) {
+        static bool warned = false;
+        if (!warned) std::fprintf(stderr, "tg: cannot write dump files to %s\n", dir.c_str());
+        warned = true;
+        return;
+      }
+    }
+    std::filesystem::rename(tmp, path, ec);
+  };
+}
+
+}  // namespace tg::compiler

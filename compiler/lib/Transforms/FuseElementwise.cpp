@@ -1,0 +1,362 @@
+//===- FuseElementwise.cpp - Group elementwise ops into tg.fusion kernels -===//
+//
+// Decide, then build (as IREE's FormDispatchRegions):
+//  Phase 1 puts elementwise ops into groups with union-find, walking producer -> consumer
+//  edges in program order. Layout chains (broadcast/transpose/reshape) are not group members:
+//  they fold into the reads of their consumers. An edge joins two groups only if the value is
+//  read at the consumer's own index (a linear chain), neither group reads the other's values
+//  through a non-linear map, and the merged group would not form a cycle with other kernels.
+//  Every refused edge remembers why.
+//  Phase 2 builds one isolated tg.fusion region per group (inputs are the roots of the values
+//  read; layout chains and splat constants are cloned inside), wraps each reduction and matmul
+//  in a single-op region of its kind, materializes layout values that a matmul or the function
+//  result needs in memory, and emits a remark for each refused edge.
+//
+//===----------------------------------------------------------------------===//
+#include "tg/Compiler/Context.h"
+#include "tg/Dialect/OpDescription.h"
+#include "tg/Transforms/LayoutChain.h"
+#include "tg/Transforms/Passes.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tg {
+#define GEN_PASS_DEF_TGFUSEELEMENTWISE
+#include "tg/Transforms/Passes.h.inc"
+}  // namespace tg
+
+using namespace mlir;
+
+namespace tg {
+namespace {
+
+bool isElementwiseOp(Operation* op) {
+  std::optional<ir::OpDescription> d = ir::describeOp(op);
+  return d && graph::isElementwise(d->kind);
+}
+
+bool isSplatConstant(Value v) {
+  auto c = v.getDefiningOp<ir::ConstantOp>();
+  auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+  return dense && dense.isSplat();
+}
+
+/// A compute op that becomes (part of) a kernel: not a layout op, constant or terminator.
+bool isKernelOp(Operation* op) {
+  return op && !isLayoutOp(op) && !isa<ir::ConstantOp, func::ReturnOp>(op);
+}
+
+std::string locText(Location loc) {
+  SourceLoc s = compiler::sourceLocOf(loc);
+  return s.known() ? s.str() : std::string("<unknown>");
+}
+
+/// Phase 1: the grouping decision, kept separate from the IR so it can be printed and tested.
+class FusionPlan {
+ public:
+  FusionPlan(Block& block, bool fuse) : block_(block) { decide(fuse); }
+
+  /// Groups of elementwise ops, each in program order; groups ordered by first member.
+  std::vector<SmallVector<Operation*>> groups() const {
+    llvm::MapVector<Operation*, SmallVector<Operation*>> byLeader;
+    for (Operation& op : block_)
+      if (classes_.contains(&op)) byLeader[classes_.getLeaderValue(&op)].push_back(&op);
+    std::vector<SmallVector<Operation*>> out;
+    for (auto& [leader, members] : byLeader) out.push_back(members);
+    return out;
+  }
+
+  struct Refusal {
+    Operation* producer;
+    Operation* consumer;
+    std::string reason;
+  };
+  /// Edges between elementwise-kernel ops that ended up in different kernels, with the reason.
+  std::vector<Refusal> refusals() const {
+    std::vector<Refusal> out;
+    for (const Refusal& r : refusals_)
+      if (!sameGroup(r.producer, r.consumer)) out.push_back(r);
+    return out;
+  }
+
+ private:
+  bool sameGroup(Operation* a, Operation* b) const {
+    return classes_.contains(a) && classes_.contains(b) &&
+           classes_.getLeaderValue(a) == classes_.getLeaderValue(b);
+  }
+  Operation* leader(Operation* op) const {
+    return classes_.contains(op) ? classes_.getLeaderValue(op) : op;
+  }
+  SmallVector<Operation*> members(Operation* op) const {
+    SmallVector<Operation*> out;
+    if (!classes_.contains(op)) return {op};
+    for (auto it = classes_.findLeader(op); it != classes_.member_end(); ++it) out.push_back(*it);
+    return out;
+  }
+
+  /// The kernel ops that read `op`'s results (through layout chains).
+  void consumersOf(Operation* op, SmallVectorImpl<Operation*>& out) const {
+    SmallVector<Value> work(op->getResults().begin(), op->getResults().end());
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (Operation* user : v.getUsers()) {
+        if (isLayoutOp(user))
+          work.push_back(user->getResult(0));
+        else if (isKernelOp(user))
+          out.push_back(user);
+      }
+    }
+  }
+
+  /// True if a path leaves group `from` and reaches group `to` through another kernel.
+  bool reachesThroughOther(Operation* from, Operation* to) const {
+    Operation* fromLeader = leader(from);
+    Operation* toLeader = leader(to);
+    llvm::DenseSet<Operation*> visited;
+    SmallVector<Operation*> work;
+    auto pushSuccessors = [&](Operation* groupLeader, bool skipTarget) {
+      SmallVector<Operation*> consumers;
+      for (Operation* m : members(groupLeader)) consumersOf(m, consumers);
+      for (Operation* c : consumers) {
+        Operation* l = leader(c);
+        if (l == groupLeader || (skipTarget && l == toLeader)) continue;
+        if (visited.insert(l).second) work.push_back(l);
+      }
+    };
+    pushSuccessors(fromLeader, /*skipTarget=*/true);
+    while (!work.empty()) {
+      Operation* g = work.pop_back_val();
+      if (g == toLeader) return true;
+      pushSuccessors(g, /*skipTarget=*/false);
+    }
+    return false;
+  }
+
+  /// Producers whose values a group reads through a non-linear index map.
+  llvm::DenseSet<Operation*> mappedProducers(Operation* op) const {
+    llvm::DenseSet<Operation*> out;
+    for (Operation* m : members(op))
+      for (Value v : m->getOperands()) {
+        LayoutChain chain = traceLayout(v);
+        if (!chain.linear)
+          if (Operation* def = chain.root.getDefiningOp()) out.insert(def);
+      }
+    return out;
+  }
+
+  /// Why the groups of `producer` and `consumer` cannot merge (empty if they can).
+  std::string whyNotMerge(Operation* producer, Operation* consumer) const {
+    llvm::DenseSet<Operation*> readA = mappedProducers(producer), readB = mappedProducers(consumer);
+    for (Operation* m : members(producer))
+      if (readB.contains(m))
+        return "the consumer's kernel also reads '" + m->getName().getStringRef().str() +
+               "' at " + locText(m->getLoc()) +
+               " through a broadcast/transpose, so that value must be materialized";
+    for (Operation* m : members(consumer))
+      if (readA.contains(m))
+        return "the producer's kernel reads '" + m->getName().getStringRef().str() + "' at " +
+               locText(m->getLoc()) + " through a broadcast/transpose";
+    if (reachesThroughOther(producer, consumer) || reachesThroughOther(consumer, producer))
+      return "fusing would create a cycle: another kernel (e.g. a reduction) sits between them";
+    return {};
+  }
+
+  void decide(bool fuse) {
+    for (Operation& op : block_)
+      if (isElementwiseOp(&op)) classes_.insert(&op);
+    for (Operation& op : block_) {
+      if (isKernelOp(&op) && !isElementwiseOp(&op)) {
+        // Reductions and matmuls read their operands from memory in this version.
+        for (Value v : op.getOperands())
+          if (Operation* producer = traceLayout(v).root.getDefiningOp();
+              producer && isElementwiseOp(producer))
+            refusals_.push_back({producer, &op,
+                                 "a '" + op.getName().getStringRef().str() +
+                                     "' reads its operands from memory (no prologue fusion yet)"});
+        continue;
+      }
+      if (!isElementwiseOp(&op)) continue;
+      for (Value v : op.getOperands()) {
+        LayoutChain chain = traceLayout(v);
+        Operation* producer = chain.root.getDefiningOp();
+        if (!isKernelOp(producer)) continue;  // argument or constant: an input
+        if (sameGroup(producer, &op)) continue;
+        std::string reason;
+        if (!isElementwiseOp(producer))
+          reason = "the producer is a '" + producer->getName().getStringRef().str() +
+                   "', which runs as its own kernel";
+        else if (!chain.linear)
+          reason = "the value is read through a broadcast/transpose, so it is materialized "
+                   "by its own kernel first";
+        else if (!fuse)
+          reason = "fusion is disabled (fuse = false)";
+        else
+          reason = whyNotMerge(producer, &op);
+        if (reason.empty())
+          classes_.unionSets(producer, &op);
+        else
+          refusals_.push_back({producer, &op, reason});
+      }
+    }
+  }
+
+  Block& block_;
+  llvm::EquivalenceClasses<Operation*> classes_;
+  std::vector<Refusal> refusals_;
+};
+
+/// Phase 2: builds a tg.fusion region around `members` (in program order), reading external
+/// values through cloned layout chains, and redirects outside uses to its results.
+void buildFusion(ArrayRef<Operation*> members, ir::FusionKind kind) {
+  llvm::SmallPtrSet<Operation*, 16> inGroup(members.begin(), members.end());
+  Operation* last = members.back();
+  OpBuilder b(last->getContext());
+
+  // Inputs: the roots of every value the members read, except splat constants (cloned).
+  llvm::SetVector<Value> inputs;
+  for (Operation* m : members)
+    for (Value v : m->getOperands()) {
+      LayoutChain chain = traceLayout(v);
+      Operation* def = chain.root.getDefiningOp();
+      if (def && inGroup.contains(def)) continue;
+      if (isSplatConstant(chain.root)) continue;
+      inputs.insert(chain.root);
+    }
+
+  // Outputs: member results used by anything outside the group (through layout chains too).
+  SmallVector<Value> outputs;
+  for (Operation* m : members)
+    for (Value r : m->getResults()) {
+      bool external = false;
+      SmallVector<Value> work{r};
+      while (!work.empty() && !external) {
+        Value v = work.pop_back_val();
+        for (Operation* user : v.getUsers()) {
+          if (isLayoutOp(user)) {
+            work.push_back(user->getResult(0));
+          } else if (!inGroup.contains(user)) {
+            external = true;
+          }
+        }
+      }
+      if (external) outputs.push_back(r);
+    }
+
+  b.setInsertionPointAfter(last);
+  SmallVector<Type> resultTypes;
+  for (Value v : outputs) resultTypes.push_back(v.getType());
+  auto fusion = ir::FusionOp::create(b, last->getLoc(), resultTypes, kind, inputs.getArrayRef());
+  Block* body = b.createBlock(&fusion.getBody());
+  IRMapping map;
+  for (Value in : inputs) map.map(in, body->addArgument(in.getType(), in.getLoc()));
+
+  // Clones the layout chain (or splat constant) that produces `v` from mapped values.
+  std::function<Value(Value)> materialize = [&](Value v) -> Value {
+    if (Value mapped = map.lookupOrNull(v)) return mapped;
+    Operation* def = v.getDefiningOp();
+    assert(def && (isLayoutOp(def) || isSplatConstant(v)) && "unmapped fusion operand");
+    if (isLayoutOp(def)) materialize(def->getOperand(0));
+    Operation* clone = b.clone(*def, map);
+    return clone->getResult(0);
+  };
+  for (Operation* m : members) {
+    for (Value v : m->getOperands()) materialize(v);
+    b.clone(*m, map);
+  }
+  SmallVector<Value> yielded;
+  for (Value v : outputs) yielded.push_back(map.lookup(v));
+  ir::YieldOp::create(b, last->getLoc(), yielded);
+
+  for (auto [out, res] : llvm::zip(outputs, fusion.getResults()))
+    out.replaceUsesWithIf(res, [&](OpOperand& use) {
+      return !inGroup.contains(use.getOwner()) && !fusion->isAncestor(use.getOwner());
+    });
+  for (Operation* m : llvm::reverse(members)) {
+    m->dropAllUses();
+    m->erase();
+  }
+}
+
+/// Replaces the use `use` of a layout value computed by a non-linear chain with a copy kernel
+/// that materializes it.
+void materializeUse(OpOperand& use) {
+  Value v = use.get();
+  Operation* def = v.getDefiningOp();
+  OpBuilder b(def->getContext());
+  b.setInsertionPointAfter(def);
+  LayoutChain chain = traceLayout(v);
+  auto fusion = ir::FusionOp::create(b, def->getLoc(), TypeRange{v.getType()},
+                                     ir::FusionKind::elementwise, ValueRange{chain.root});
+  Block* body = b.createBlock(&fusion.getBody());
+  IRMapping map;
+  map.map(chain.root, body->addArgument(chain.root.getType(), chain.root.getLoc()));
+  for (Operation* op : llvm::reverse(chain.ops)) b.clone(*op, map);
+  ir::YieldOp::create(b, def->getLoc(), ValueRange{map.lookup(v)});
+  use.set(fusion.getResult(0));
+}
+
+void eraseDeadOps(Block& block) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation& op : llvm::make_early_inc_range(llvm::reverse(block)))
+      if (op.use_empty() && (isLayoutOp(&op) || isa<ir::ConstantOp>(op))) {
+        op.erase();
+        changed = true;
+      }
+  }
+}
+
+struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwisePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal()) return;
+    Block& block = func.getBody().front();
+
+    FusionPlan plan(block, fuse);
+    std::vector<FusionPlan::Refusal> refused = plan.refusals();
+    if (remarks)
+      for (const FusionPlan::Refusal& r : refused)
+        r.producer->emitRemark() << "not fused into '" << r.consumer->getName() << "' at "
+                                 << locText(r.consumer->getLoc()) << ": " << r.reason;
+    numRefused += refused.size();
+
+    // Matmul operands and function results must be in memory in their own layout.
+    for (Operation& op : llvm::make_early_inc_range(block))
+      if (isa<ir::MatmulOp, func::ReturnOp>(op))
+        for (OpOperand& use : op.getOpOperands())
+          if (!traceLayout(use.get()).linear) materializeUse(use);
+
+    std::vector<SmallVector<Operation*>> groups = plan.groups();
+    for (const SmallVector<Operation*>& members : groups)
+      buildFusion(members, ir::FusionKind::elementwise);
+    numGroups += groups.size();
+
+    SmallVector<Operation*> singles;
+    for (Operation& op : block)
+      if (isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp, ir::MatmulOp>(op))
+        singles.push_back(&op);
+    for (Operation* op : singles)
+      buildFusion({op}, isa<ir::MatmulOp>(op) ? ir::FusionKind::gemm : ir::FusionKind::reduction);
+
+    eraseDeadOps(block);
+    if (!sortTopologically(&block)) return signalPassFailure();
+    for (Operation& op : block)
+      if (!isa<ir::FusionOp, ir::ConstantOp, ir::ReshapeOp, func::ReturnOp>(op)) {
+        op.emitOpError("was left outside every kernel by the fuser");
+        return signalPassFailure();
+      }
+  }
+};
+
+}  // namespace
+}  // namespace tg

@@ -1,0 +1,136 @@
+//===- Gpu.h - The GPU tg runs on: context, stream, memory, modules -------===//
+//
+// A thin runtime over the CUDA driver API (opened with dlopen; see lib/Runtime/CudaDriver.h).
+// One process-wide Gpu: the primary context of device 0 and one stream that every tg launch,
+// copy and stream-ordered allocation goes to, so work is ordered without host syncs. This
+// header is free of CUDA headers: handles are opaque.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tg::rt {
+
+using DevicePtr = uint64_t;
+
+struct DeviceInfo {
+  std::string name;
+  int ccMajor = 0;
+  int ccMinor = 0;
+  int smCount = 0;
+  size_t totalMemory = 0;
+  size_t sharedMemPerBlockOptin = 0;
+  size_t l2Bytes = 0;
+  int driverVersion = 0;  ///< e.g. 13000 for CUDA 13.0
+
+  /// The NVRTC target for this device: "sm_90a" on compute capability 9.0 (wgmma and
+  /// setmaxnreg need the a-target), otherwise "sm_<major><minor>".
+  std::string arch() const;
+};
+
+class Gpu;
+
+/// Device memory from the stream-ordered pool. Freed (stream-ordered, no sync) when the last
+/// reference goes away.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(Gpu* gpu, DevicePtr ptr, size_t bytes) : gpu_(gpu), ptr_(ptr), bytes_(bytes) {}
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  DevicePtr ptr() const { return ptr_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  Gpu* gpu_;
+  DevicePtr ptr_;
+  size_t bytes_;
+};
+
+/// A loaded CUDA module (cubin) and the functions looked up in it.
+class Module {
+ public:
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  /// The kernel `name` (extern "C"); throws tg::Error if it is not in the module.
+  void* function(const std::string& name) const;
+
+ private:
+  friend class Gpu;
+  Module(Gpu* gpu, void* handle) : gpu_(gpu), handle_(handle) {}
+  Gpu* gpu_;
+  void* handle_;
+};
+
+struct LaunchDims {
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t sharedBytes = 0;
+};
+
+class Gpu {
+ public:
+  /// The process's GPU, opened on first use; null when no driver or device is usable (then
+  /// unavailableReason() says why). Set TG_DISABLE_CUDA=1 to force the CPU.
+  static Gpu* get();
+  static const std::string& unavailableReason();
+
+  const DeviceInfo& info() const { return info_; }
+
+  /// Stream-ordered allocation: no host sync. Throws tg::Error when the device is out of memory
+  /// (after waiting once for pending frees), naming the bytes asked for.
+  std::shared_ptr<DeviceBuffer> allocate(size_t bytes);
+  /// Host -> device through pinned staging memory; returns once `src` may be reused.
+  void copyToDevice(DevicePtr dst, const void* src, size_t bytes);
+  /// Device -> host; waits for the stream (a sync point).
+  void copyToHost(void* dst, DevicePtr src, size_t bytes);
+  void copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes);
+  void fill(DevicePtr dst, uint8_t byte, size_t bytes);
+  /// Waits until all queued work is done; throws tg::Error if a kernel failed.
+  void synchronize();
+
+  /// Loads a cubin; throws tg::Error on failure.
+  std::unique_ptr<Module> load(const std::string& cubin);
+  /// Raises a kernel's dynamic shared memory limit (needed above 48 KiB).
+  void setMaxDynamicShared(void* function, uint32_t bytes);
+  /// Launches `function` on tg's stream with `args` (pointers to each argument's value).
+  void launch(void* function, const LaunchDims& dims, void** args);
+
+  /// Device events for timing (benchmarks): record on tg's stream, read elapsed milliseconds.
+  void* createEvent();
+  void destroyEvent(void* event);
+  void recordEvent(void* event);
+  float elapsedMs(void* start, void* end);
+
+  /// tg's stream, as a CUstream.
+  void* stream() const { return stream_; }
+  /// Free and total device memory in bytes.
+  std::pair<size_t, size_t> memoryInfo();
+
+  // Used by DeviceBuffer and Module.
+  void free(DevicePtr ptr);
+  void unload(void* module);
+
+ private:
+  friend class Module;
+  Gpu() = default;
+  void check(int result, const char* what);
+  void copyStaged(DevicePtr device, void* host, size_t bytes, bool toDevice);
+
+  const void* driver_ = nullptr;  // CudaDriver
+  DeviceInfo info_;
+  void* context_ = nullptr;
+  void* stream_ = nullptr;
+  void* staging_ = nullptr;       // pinned host memory
+  size_t stagingBytes_ = 0;
+  void* stagingFree_ = nullptr;   // event: the last copy through staging has finished
+};
+
+}  // namespace tg::rt

@@ -1,0 +1,75 @@
+//===- KernelCache.h - Compiled kernels, keyed by everything that shapes them ===//
+//
+// The key of a kernel. Two kernels share a cache entry only if every field is equal:
+//   source        the complete generated CUDA C++ (template + generated body + entry name):
+//                 any change to tg's templates or emitter changes the source, hence the key
+//   arch          the NVRTC target, e.g. sm_90a (machine code is per architecture)
+//   options       the NVRTC flags tg passes (--fmad=false, ...)
+//   nvrtcVersion  a different compiler may generate different machine code
+//   driverVersion the driver that will load the cubin (kept so a persistent cache written
+//                 under one driver is never trusted under another)
+//   tgVersion     the kernel ABI tg expects (parameter struct layout, launch conventions)
+// In memory the cache maps the key to the loaded module and function. A jit program looks its
+// kernels up once, when it is built; the per-call path never touches the cache.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Runtime/Gpu.h"
+#include "tg/Runtime/Plan.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tg::rt {
+
+struct KernelKey {
+  std::string source;
+  std::string arch;
+  std::vector<std::string> options;
+  int nvrtcVersion = 0;
+  int driverVersion = 0;
+  std::string tgVersion;
+
+  /// All fields, serialised unambiguously (the value compared on a hit).
+  std::string serialize() const;
+  /// 64-bit FNV-1a of serialize(): the map key.
+  uint64_t hash() const;
+};
+
+/// The NVRTC flags every tg kernel is compiled with. --fmad=false keeps a * b + c two rounded
+/// operations, as the reference computes it, so fused and unfused kernels agree bit for bit.
+const std::vector<std::string>& defaultNvrtcOptions();
+
+class KernelCache {
+ public:
+  static KernelCache& instance();
+
+  struct Stats {
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+    double compileMs = 0;  ///< Time spent in NVRTC.
+    double loadMs = 0;     ///< Time spent loading modules.
+  };
+
+  /// The loaded entry point of `kernel` compiled for `gpu`. Compiles and loads on a miss;
+  /// throws tg::Error (with NVRTC's log) when compilation fails.
+  void* function(Gpu& gpu, const KernelSource& kernel);
+  Stats stats() const;
+
+ private:
+  struct Entry {
+    std::string key;
+    std::unique_ptr<Module> module;
+    void* function = nullptr;
+  };
+  mutable std::mutex mutex_;
+  std::unordered_map<uint64_t, std::vector<Entry>> entries_;
+  Stats stats_;
+};
+
+}  // namespace tg::rt

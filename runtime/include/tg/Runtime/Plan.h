@@ -1,0 +1,65 @@
+//===- Plan.h - What the compiler hands the runtime: kernels, buffers, launches ===//
+//
+// Plain structs, no MLIR: the compiler's last step (compiler/lib/CodeGen) fills a Plan, the
+// Executor runs it. Shapes are static, so launch dimensions and buffer sizes are fixed at
+// compile time; only the addresses of inputs change from call to call.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Runtime/Gpu.h"
+#include "tg/Support/DType.h"
+
+#include <string>
+#include <vector>
+
+namespace tg::rt {
+
+/// One generated kernel: header-free CUDA C++ with one extern "C" __global__ entry `name`.
+struct KernelSource {
+  std::string name;
+  std::string source;
+  /// A one-line description for reports and dumps ("elementwise: 10 ops, 2 in, 1 out").
+  std::string summary;
+};
+
+struct PlanBuffer {
+  enum class Kind {
+    Input,     ///< The program's input `index`.
+    Constant,  ///< `data`, uploaded once when the program is loaded.
+    Output,    ///< Allocated on every call: it becomes the program's result(s).
+    Arena,     ///< A temporary at `offset` in the per-call arena (shared by liveness).
+    Alias,     ///< The same memory as buffer `index` (a reshape).
+  };
+  Kind kind = Kind::Arena;
+  int index = -1;
+  size_t bytes = 0;
+  size_t offset = 0;
+  std::string data;
+  std::string label;  ///< What the buffer holds, for dumps ("%3 = tg.add ...").
+};
+
+/// Launch `kernel` with one argument: a struct of device pointers, one per entry of `buffers`
+/// (in order). Every generated kernel takes exactly that parameter.
+struct PlanLaunch {
+  int kernel = -1;
+  LaunchDims dims;
+  std::vector<int> buffers;
+};
+
+struct Plan {
+  std::string name;
+  std::string arch;  ///< NVRTC target the kernels were generated for ("sm_90a").
+  std::vector<KernelSource> kernels;
+  std::vector<PlanBuffer> buffers;
+  std::vector<PlanLaunch> launches;
+  std::vector<int> outputs;  ///< The buffer of each program result.
+  std::vector<DType> outputDTypes;
+  std::vector<Shape> outputShapes;
+  size_t arenaBytes = 0;
+
+  /// A readable listing: kernels, buffers, launches (tgc dump --stage=plan).
+  std::string str() const;
+};
+
+}  // namespace tg::rt

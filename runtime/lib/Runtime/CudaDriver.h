@@ -1,0 +1,73 @@
+//===- CudaDriver.h - The CUDA driver API, resolved with dlopen (internal) ===//
+//
+// tg never links libcuda: binaries must start on machines without a GPU. The driver is opened
+// with dlopen("libcuda.so.1") on first use and every entry point is resolved by the name its
+// cuda.h macro expands to (cuMemAlloc -> cuMemAlloc_v2, ...), so the ABI matches the header.
+// Only runtime/lib includes this file (and cuda.h).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cuda.h>
+
+#include <string>
+
+namespace tg::rt {
+
+#define TG_CUDA_DRIVER_FUNCTIONS(X) \
+  X(cuInit)                         \
+  X(cuDriverGetVersion)             \
+  X(cuGetErrorName)                 \
+  X(cuGetErrorString)               \
+  X(cuDeviceGetCount)               \
+  X(cuDeviceGet)                    \
+  X(cuDeviceGetName)                \
+  X(cuDeviceGetAttribute)           \
+  X(cuDeviceTotalMem)               \
+  X(cuDevicePrimaryCtxRetain)       \
+  X(cuDevicePrimaryCtxRelease)      \
+  X(cuCtxSetCurrent)                \
+  X(cuCtxSynchronize)               \
+  X(cuStreamCreate)                 \
+  X(cuStreamDestroy)                \
+  X(cuStreamSynchronize)            \
+  X(cuStreamWaitEvent)              \
+  X(cuEventCreate)                  \
+  X(cuEventDestroy)                 \
+  X(cuEventRecord)                  \
+  X(cuEventSynchronize)             \
+  X(cuEventQuery)                   \
+  X(cuEventElapsedTime)             \
+  X(cuDeviceGetDefaultMemPool)      \
+  X(cuMemPoolSetAttribute)          \
+  X(cuMemAllocAsync)                \
+  X(cuMemFreeAsync)                 \
+  X(cuMemGetInfo)                   \
+  X(cuMemHostAlloc)                 \
+  X(cuMemFreeHost)                  \
+  X(cuMemcpyHtoDAsync)              \
+  X(cuMemcpyDtoHAsync)              \
+  X(cuMemcpyDtoDAsync)              \
+  X(cuMemsetD8Async)                \
+  X(cuModuleLoadData)               \
+  X(cuModuleUnload)                 \
+  X(cuModuleGetFunction)            \
+  X(cuFuncSetAttribute)             \
+  X(cuFuncGetAttribute)             \
+  X(cuLaunchKernel)
+
+/// Function pointers for the driver entry points tg uses.
+struct CudaDriver {
+#define TG_DECLARE(name) decltype(&::name) name = nullptr;
+  TG_CUDA_DRIVER_FUNCTIONS(TG_DECLARE)
+#undef TG_DECLARE
+
+  /// Opens libcuda.so.1 and resolves every entry point. Returns null (and sets `reason`) when
+  /// the library or a symbol is missing. The result lives for the whole process.
+  static const CudaDriver* load(std::string& reason);
+};
+
+/// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
+std::string cudaErrorText(const CudaDriver& driver, CUresult result);
+
+}  // namespace tg::rt

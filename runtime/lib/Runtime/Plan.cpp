@@ -1,0 +1,48 @@
+//===- Plan.cpp - Printing of plans ---------------------------------------===//
+#include "tg/Runtime/Plan.h"
+
+#include <sstream>
+
+namespace tg::rt {
+
+static const char* kindName(PlanBuffer::Kind k) {
+  switch (k) {
+    case PlanBuffer::Kind::Input: return "input";
+    case PlanBuffer::Kind::Constant: return "constant";
+    case PlanBuffer::Kind::Output: return "output";
+    case PlanBuffer::Kind::Arena: return "arena";
+    case PlanBuffer::Kind::Alias: return "alias";
+  }
+  return "?";
+}
+
+std::string Plan::str() const {
+  std::ostringstream os;
+  os << "plan @" << name << " for " << arch << ": " << kernels.size() << " kernel(s), "
+     << launches.size() << " launch(es), arena " << arenaBytes << " bytes\n";
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const PlanBuffer& b = buffers[i];
+    os << "  buffer " << i << ": " << kindName(b.kind);
+    if (b.kind == PlanBuffer::Kind::Input || b.kind == PlanBuffer::Kind::Alias ||
+        b.kind == PlanBuffer::Kind::Output)
+      os << " " << b.index;
+    if (b.kind == PlanBuffer::Kind::Arena) os << " +" << b.offset;
+    os << ", " << b.bytes << " bytes";
+    if (!b.label.empty()) os << "  (" << b.label << ")";
+    os << "\n";
+  }
+  for (const PlanLaunch& l : launches) {
+    os << "  launch " << kernels[l.kernel].name << " grid(" << l.dims.grid[0] << ","
+       << l.dims.grid[1] << "," << l.dims.grid[2] << ") block(" << l.dims.block[0] << ","
+       << l.dims.block[1] << "," << l.dims.block[2] << ") smem " << l.dims.sharedBytes
+       << " buffers [";
+    for (size_t i = 0; i < l.buffers.size(); ++i) os << (i ? ", " : "") << l.buffers[i];
+    os << "]  " << kernels[l.kernel].summary << "\n";
+  }
+  os << "  results: [";
+  for (size_t i = 0; i < outputs.size(); ++i) os << (i ? ", " : "") << "buffer " << outputs[i];
+  os << "]\n";
+  return os.str();
+}
+
+}  // namespace tg::rt
