@@ -63,7 +63,7 @@ std::string JitCore::traceIr(const std::vector<TensorSpec>& specs, const TraceFn
   std::vector<Tensor> symbolic;
   for (size_t i = 0; i < specs.size(); ++i)
     symbolic.push_back(
-        tracer->addArgument(tracer, i, {specs[i].dtype, specs[i].shape}, default_device()));
+        tracer->addArgument(tracer, i, {specs[i].dtype, specs[i].shape}, Device::CPU));
   try {
     Tracer::Scope scope(tracer.get());
     tracer->setOutputs(fn(symbolic));

@@ -21,7 +21,7 @@ namespace tg::compiler {
 const std::vector<std::string>& artifactStages() {
   static const std::vector<std::string> stages = {"traced", "canonicalize", "decompose", "fuse",
                                                   "lower-matmul", "plan", "remarks", "schedule",
-                                                  "cuda", "ptx"};
+                                                  "cuda", "ptx", "cubin"};
   return stages;
 }
 
@@ -69,11 +69,10 @@ rt::Plan compile(ModuleOp module, const PipelineOptions& options, const Artifact
     for (const rt::KernelSource& k : plan->kernels) sink({"cuda", k.name + ".cu", k.source});
     if (wantPtx)
       for (const rt::KernelSource& k : plan->kernels) {
-        std::string target = options.arch;
-        if (target.rfind("sm_", 0) == 0) target = "compute_" + target.substr(3);
-        rt::NvrtcResult r = rt::compileCuda(k.source, k.name + ".cu", target,
-                                            {"--fmad=false"});
+        rt::NvrtcResult r =
+            rt::compileCuda(k.source, k.name + ".cu", options.arch, {"--fmad=false"});
         sink({"ptx", k.name + ".ptx", r.ptx});
+        if (!r.cubin.empty()) sink({"cubin", k.name + ".cubin", r.cubin});
       }
   }
   return std::move(*plan);

@@ -19,8 +19,8 @@
 namespace tg::compiler {
 
 struct Artifact {
-  /// "traced", a pipeline stage name ("canonicalize", "fuse", ...), "remarks", "plan", "cuda"
-  /// or "ptx".
+  /// "traced", a pipeline stage name ("canonicalize", "fuse", ...), "remarks", "schedule"
+  /// (the kernel plan), "cuda", "ptx" or "cubin" (binary).
   std::string stage;
   /// A file-name-friendly name: "3-fuse.mlir", "tg_e0_mul_add.cu", ...
   std::string fileName;
@@ -33,7 +33,8 @@ using ArtifactSink = std::function<void(const Artifact&)>;
 const std::vector<std::string>& artifactStages();
 
 /// Compiles `module` (one func.func of tg ops). Throws tg::Error on failure. When `sink` is
-/// given, every artifact goes to it; `wantPtx` also compiles each kernel to PTX with NVRTC.
+/// given, every artifact goes to it; `wantPtx` also compiles each kernel with NVRTC and
+/// passes on its PTX and cubin.
 rt::Plan compile(mlir::ModuleOp module, const PipelineOptions& options,
                  const ArtifactSink& sink = {}, bool wantPtx = false);
 

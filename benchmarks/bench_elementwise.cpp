@@ -1,0 +1,139 @@
+//===- bench_elementwise.cpp - Fused vs unfused elementwise graphs on the GPU ===//
+//
+// Google Benchmark, one binary (tg_bench). Each case times one call at a time with CUDA events
+// (30 calls after warm-up) and reports the median as the counter `median_us`, with `gbps`
+// (bytes each call must move: inputs read once, outputs written once) and `roofline_pct`
+// against the device copy bandwidth measured first in the same run. Names are
+// <case>/<dtype>/<fused|unfused>, as benchmarks/report.py expects.
+//
+//===----------------------------------------------------------------------===//
+#include "graphs.h"
+
+#include "tg/Runtime/Gpu.h"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+namespace {
+
+using tg::DType;
+
+double gCopyGbps = 0;  // measured by copy/roofline, which runs first
+
+/// Median device time in microseconds of `call`, timed one call at a time with events.
+double medianUs(const std::function<void(int)>& call, int warmup = 3, int iters = 30) {
+  tg::rt::Gpu& gpu = *tg::rt::Gpu::get();
+  for (int i = 0; i < warmup; ++i) call(i);
+  void* start = gpu.createEvent();
+  void* end = gpu.createEvent();
+  std::vector<double> us;
+  for (int i = 0; i < iters; ++i) {
+    gpu.recordEvent(start);
+    call(i);
+    gpu.recordEvent(end);
+    us.push_back(1000.0 * gpu.elapsedMs(start, end));
+  }
+  gpu.destroyEvent(start);
+  gpu.destroyEvent(end);
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+void report(benchmark::State& state, double us, double bytes) {
+  state.SetIterationTime(us * 1e-6);
+  state.counters["median_us"] = us;
+  if (bytes > 0) {
+    double gbps = bytes / (us * 1e-6) / 1e9;
+    state.counters["gbps"] = gbps;
+    if (gCopyGbps > 0) state.counters["roofline_pct"] = 100.0 * gbps / gCopyGbps;
+  }
+}
+
+bool haveGpu(benchmark::State& state) {
+  if (tg::cuda_available()) return true;
+  state.SkipWithError("no GPU");
+  return false;
+}
+
+void BM_CopyRoofline(benchmark::State& state) {
+  if (!haveGpu(state)) return;
+  tg::rt::Gpu& gpu = *tg::rt::Gpu::get();
+  const size_t bytes = size_t(1) << 30;
+  auto src = gpu.allocate(bytes), dst = gpu.allocate(bytes);
+  gpu.fill(src->ptr(), 0x3f, bytes);
+  for (auto _ : state) {
+    double us = medianUs([&](int) { gpu.copyOnDevice(dst->ptr(), src->ptr(), bytes); });
+    gCopyGbps = 2.0 * bytes / (us * 1e-6) / 1e9;
+    report(state, us, 2.0 * bytes);
+  }
+}
+
+/// Times `fn` jitted (fused or not) on `sets` rotating input sets of the given specs.
+template <typename Fn>
+void timeGraph(benchmark::State& state, Fn fn, std::vector<tg::TensorSpec> specs, bool fuse,
+               double bytes, int sets = 1) {
+  if (!haveGpu(state)) return;
+  auto f = tg::jit(fn, {.fuse = fuse});
+  std::vector<std::vector<tg::Tensor>> inputs(sets);
+  uint64_t seed = 1;
+  for (auto& set : inputs)
+    for (const tg::TensorSpec& s : specs) set.push_back(tg::randn(s.shape, s.dtype, seed++));
+  auto call = [&](int i) {
+    const auto& in = inputs[i % sets];
+    tg::Tensor out;
+    if constexpr (std::is_invocable_v<Fn, const tg::Tensor&>)
+      out = f(in[0]);
+    else
+      out = f(in[0], in[1]);
+    benchmark::DoNotOptimize(out);
+  };
+  for (auto _ : state) report(state, medianUs(call), bytes);
+}
+
+constexpr int64_t kBig = int64_t(1) << 26;  // 64M elements
+
+void BM_Chain8(benchmark::State& state, DType dt, bool fuse) {
+  timeGraph(state, tg_graphs::chain8, {{{kBig}, dt}, {{kBig}, dt}}, fuse,
+            3.0 * kBig * tg::dtype_size(dt));
+}
+
+void BM_Gelu(benchmark::State& state, DType dt, bool fuse) {
+  timeGraph(state, tg_graphs::gelu, {{{kBig}, dt}}, fuse, 2.0 * kBig * tg::dtype_size(dt));
+}
+
+void BM_BiasGelu(benchmark::State& state, DType dt, bool fuse) {
+  const int64_t m = 8192, n = 8192;
+  timeGraph(state, tg_graphs::bias_gelu, {{{m, n}, dt}, {{n}, dt}}, fuse,
+            (2.0 * m * n + n) * tg::dtype_size(dt));
+}
+
+void BM_Chain32(benchmark::State& state, bool fuse) {
+  timeGraph(state, tg_graphs::chain32, {{{1024}, DType::F32}}, fuse, 2.0 * 1024 * 4, /*sets=*/3);
+}
+
+#define TG_CASE(name, fn, ...)                                                        \
+  BENCHMARK_CAPTURE(fn, name, __VA_ARGS__)->Name(#name)->UseManualTime()->Iterations(1) \
+      ->Unit(benchmark::kMicrosecond)
+
+}  // namespace
+
+BENCHMARK(BM_CopyRoofline)->Name("copy/roofline")->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+TG_CASE(chain8/f32/fused, BM_Chain8, DType::F32, true);
+TG_CASE(chain8/f32/unfused, BM_Chain8, DType::F32, false);
+TG_CASE(chain8/bf16/fused, BM_Chain8, DType::BF16, true);
+TG_CASE(chain8/bf16/unfused, BM_Chain8, DType::BF16, false);
+TG_CASE(gelu/f32/fused, BM_Gelu, DType::F32, true);
+TG_CASE(gelu/f32/unfused, BM_Gelu, DType::F32, false);
+TG_CASE(gelu/bf16/fused, BM_Gelu, DType::BF16, true);
+TG_CASE(gelu/bf16/unfused, BM_Gelu, DType::BF16, false);
+TG_CASE(bias_gelu/f32/fused, BM_BiasGelu, DType::F32, true);
+TG_CASE(bias_gelu/f32/unfused, BM_BiasGelu, DType::F32, false);
+TG_CASE(bias_gelu/bf16/fused, BM_BiasGelu, DType::BF16, true);
+TG_CASE(bias_gelu/bf16/unfused, BM_BiasGelu, DType::BF16, false);
+TG_CASE(chain32/f32/fused, BM_Chain32, true);
+TG_CASE(chain32/f32/unfused, BM_Chain32, false);
+
+BENCHMARK_MAIN();

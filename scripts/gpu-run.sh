@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The GPU run, done the same way every session. Two halves:
+#
+#   scripts/gpu-run.sh prepare
+#       Here (no GPU): builds the static binaries and stages them, stripped, with the Python
+#       benchmark scripts, into .gpu/ (git-ignored; at most 64 MiB travel).
+#   scripts/gpu-run.sh remote [tests] [sass] [bench] [torch] [demo]   (default: all)
+#       On the GPU machine, through the device tool:
+#         run(command="bash scripts/gpu-run.sh remote", carry=[".gpu"])
+#       Runs the GPU tests, checks the SASS, runs the benchmarks and PyTorch's numbers, and
+#       writes logs and JSON under $OUT (a summary is printed last).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+stage="$root/.gpu"
+
+prepare() {
+  set -e
+  "$root/scripts/build.sh"
+  local build="${TG_BUILD_DIR:-$root/build}"
+  rm -rf "$stage" && mkdir -p "$stage"
+  for bin in tests/gpu/tg_gpu_tests benchmarks/tg_bench tools/tgc examples/mlp_block; do
+    cp "$build/$bin" "$stage/"
+  done
+  strip "$stage"/* 2>/dev/null || true
+  cp "$root/benchmarks/compare_torch.py" "$root/benchmarks/report.py" "$stage/"
+  du -sh "$stage"
+}
+
+remote() {
+  local what="${*:-tests sass bench torch demo}"
+  local out="${OUT:-/tmp/tg-out}"
+  mkdir -p "$out"
+  cd "$stage" || { echo "no .gpu/ here: run 'scripts/gpu-run.sh prepare' and carry .gpu"; exit 1; }
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv \
+    | tee "$out/gpu.txt"
+  local summary=""
+  if [[ " $what " == *" tests "* ]]; then
+    ./tg_gpu_tests --gtest_output="json:$out/gpu_tests.json" > "$out/gpu_tests.log" 2>&1
+    summary+="gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/gpu_tests.log" | tr '\n' ' ')\n"
+    grep -E '^\[  FAILED  \]' "$out/gpu_tests.log" | head -20
+  fi
+  if [[ " $what " == *" sass "* ]]; then
+    # The fused chain's kernel must use 16-byte loads (LDG.E.128) in its machine code.
+    mkdir -p "$out/sass"
+    for ex in chain8 chain8_bf16 bias_gelu; do
+      ./tgc dump "$ex" --stage=schedule --out-dir="$out/sass/$ex" > "$out/sass/$ex.plan.txt" 2>&1
+      for c in "$out/sass/$ex"/*.cubin; do
+        cuobjdump --dump-sass "$c" > "${c%.cubin}.sass" 2>&1
+        summary+="sass $ex $(basename "$c"): $(grep -c 'LDG.E.128' "${c%.cubin}.sass") LDG.E.128, $(grep -c 'STG.E.128' "${c%.cubin}.sass") STG.E.128, $(grep -c 'MUFU' "${c%.cubin}.sass") MUFU\n"
+      done
+    done
+  fi
+  if [[ " $what " == *" demo "* ]]; then
+    ./mlp_block > "$out/demo.log" 2>&1
+    summary+="demo: exit $? | $(tail -2 "$out/demo.log" | tr '\n' ' ')\n"
+  fi
+  if [[ " $what " == *" bench "* ]]; then
+    ./tg_bench --benchmark_format=json --benchmark_out="$out/tg_bench.json" \
+      --benchmark_out_format=json > "$out/tg_bench.log" 2>&1
+    summary+="tg bench: exit $?\n"
+  fi
+  if [[ " $what " == *" torch "* ]]; then
+    PYTHONUNBUFFERED=1 python3 compare_torch.py --out "$out/torch.json" > "$out/torch.log" 2>&1
+    summary+="torch: exit $?\n"
+  fi
+  if [[ -f "$out/tg_bench.json" ]]; then
+    python3 report.py --tg "$out/tg_bench.json" --torch "$out/torch.json" \
+      --results "$out/RESULTS.section.md" --png "$out/results.png" \
+      --commit "${TG_COMMIT:-unknown}" --command "scripts/gpu-run.sh remote $what" \
+      > "$out/report.log" 2>&1
+    cat "$out/RESULTS.section.md" 2>/dev/null | tail -40
+  fi
+  echo "==== summary ===="
+  printf "%b" "$summary"
+}
+
+case "${1:-}" in
+  prepare) prepare ;;
+  remote) shift; remote "$@" ;;
+  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sass] [bench] [torch] [demo]"; exit 2 ;;
+esac

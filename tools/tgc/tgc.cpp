@@ -1,0 +1,271 @@
+//===- tgc.cpp - tg's command-line compiler: dump stages, run graphs ------===//
+//
+//   tgc dump FILE.mlir|EXAMPLE [--stage=S,...] [--arch=sm_90a] [--no-fuse] [--out-dir=DIR]
+//   tgc run FILE.mlir --input a.npy ... --output out.npy ... [--device cpu|cuda] [--no-fuse]
+//   tgc examples
+//
+// `dump` prints, per stage, what tg makes of a graph: the traced IR, the IR after each pipeline
+// step, the fusion remarks, the kernel plan, each kernel's CUDA C++ and its PTX. It needs no
+// GPU. `run` executes a graph on .npy inputs (as iree-run-module does), on the CPU reference
+// interpreter or the GPU, so any graph can be checked against numpy or PyTorch from outside C++.
+//
+//===----------------------------------------------------------------------===//
+#include "tgc/Examples.h"
+#include "tgc/Npy.h"
+
+#include "tg/Compiler/Context.h"
+#include "tg/Compiler/Driver.h"
+#include "tg/Dialect/OpDescription.h"
+#include "tg/Reference/Interpreter.h"
+#include "tg/Runtime/Executor.h"
+#include "tg/Support/Error.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+using namespace mlir;
+
+namespace {
+
+constexpr const char* kUsage = R"(usage:
+  tgc dump FILE.mlir|EXAMPLE [--stage=STAGE[,STAGE...]] [--arch=ARCH] [--no-fuse]
+           [--precision=auto|accurate|fast] [--sm-count=N] [--out-dir=DIR]
+      Prints each compilation stage. STAGE is one of: all (default), traced, canonicalize,
+      decompose, fuse, lower-matmul, plan, remarks, schedule, cuda, ptx, cubin (binary,
+      only when named). ARCH is an NVRTC
+      target (default: this machine's GPU, or sm_90a without one). --out-dir also writes
+      every stage (cubins included) as files into DIR. Needs no GPU.
+  tgc run FILE.mlir --input A.npy [--input B.npy ...] --output OUT.npy [...]
+          [--device cpu|cuda] [--no-fuse] [--precision=...]
+      Runs the function in FILE.mlir on .npy inputs and writes .npy outputs.
+  tgc examples
+      Lists the built-in example graphs that `dump` accepts by name.
+)";
+
+struct Args {
+  std::string command, target;
+  std::vector<std::string> stages, inputs, outputs;
+  std::string arch, device = "auto", outDir;
+  bool fuse = true;
+  int smCount = 0;
+  tg::Precision precision = tg::Precision::Auto;
+};
+
+[[noreturn]] void usageError(const std::string& message) {
+  throw tg::Error(message + "\n" + kUsage);
+}
+
+std::string optionValue(const std::string& arg, const std::string& name, int& i, int argc,
+                        char** argv) {
+  if (arg.size() > name.size() && arg.compare(0, name.size() + 1, name + "=") == 0)
+    return arg.substr(name.size() + 1);
+  if (i + 1 >= argc) usageError(name + " needs a value");
+  return argv[++i];
+}
+
+Args parseArgs(int argc, char** argv) {
+  Args a;
+  if (argc < 2) usageError("no command given");
+  a.command = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto is = [&](const char* name) {
+      return arg == name || arg.rfind(std::string(name) + "=", 0) == 0;
+    };
+    if (is("--stage")) {
+      std::stringstream ss(optionValue(arg, "--stage", i, argc, argv));
+      for (std::string s; std::getline(ss, s, ',');) a.stages.push_back(s);
+    } else if (is("--arch")) {
+      a.arch = optionValue(arg, "--arch", i, argc, argv);
+    } else if (is("--out-dir")) {
+      a.outDir = optionValue(arg, "--out-dir", i, argc, argv);
+    } else if (is("--input")) {
+      a.inputs.push_back(optionValue(arg, "--input", i, argc, argv));
+    } else if (is("--output")) {
+      a.outputs.push_back(optionValue(arg, "--output", i, argc, argv));
+    } else if (is("--device")) {
+      a.device = optionValue(arg, "--device", i, argc, argv);
+      if (a.device != "cpu" && a.device != "cuda")
+        usageError("--device must be cpu or cuda, got '" + a.device + "'");
+    } else if (is("--precision")) {
+      std::string p = optionValue(arg, "--precision", i, argc, argv);
+      if (p == "auto") a.precision = tg::Precision::Auto;
+      else if (p == "accurate") a.precision = tg::Precision::Accurate;
+      else if (p == "fast") a.precision = tg::Precision::Fast;
+      else usageError("--precision must be auto, accurate or fast, got '" + p + "'");
+    } else if (is("--sm-count")) {
+      a.smCount = std::stoi(optionValue(arg, "--sm-count", i, argc, argv));
+    } else if (arg == "--no-fuse") {
+      a.fuse = false;
+    } else if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (!arg.empty() && arg[0] == '-') {
+      usageError("unknown option '" + arg + "'");
+    } else if (a.target.empty()) {
+      a.target = arg;
+    } else {
+      usageError("unexpected argument '" + arg + "'");
+    }
+  }
+  return a;
+}
+
+/// Parses FILE.mlir, or `exampleText` (the traced IR of a built-in example) when given, into
+/// the shared context. The caller holds compileMutex().
+OwningOpRef<ModuleOp> loadModule(const std::string& target,
+                                 const std::optional<std::string>& exampleText,
+                                 tg::compiler::DiagnosticCollector& diags) {
+  MLIRContext& context = tg::compiler::sharedContext();
+  if (exampleText) {
+    OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(*exampleText, &context);
+    if (!m) throw tg::Error("internal error: example '" + target + "' does not parse:\n" + diags.text());
+    return m;
+  }
+  auto file = llvm::MemoryBuffer::getFile(target);
+  if (!file)
+    throw tg::Error("cannot read '" + target + "': " + file.getError().message() +
+                    " (and it is not a built-in example: see `tgc examples`)");
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> m = parseSourceFile<ModuleOp>(sources, &context);
+  if (!m) throw tg::Error("'" + target + "' is not valid tg IR:\n" + diags.text());
+  if (failed(verify(*m))) throw tg::Error("'" + target + "' does not verify:\n" + diags.text());
+  auto funcs = m->getOps<func::FuncOp>();
+  if (std::distance(funcs.begin(), funcs.end()) != 1)
+    throw tg::Error("'" + target + "' must hold exactly one func.func");
+  return m;
+}
+
+tg::compiler::PipelineOptions pipelineOptions(const Args& a, tg::rt::Gpu* gpu) {
+  tg::compiler::PipelineOptions p;
+  p.fuse = a.fuse;
+  p.precision = a.precision;
+  if (gpu) {
+    p.arch = gpu->info().arch();
+    p.smCount = gpu->info().smCount;
+  }
+  if (!a.arch.empty()) p.arch = a.arch;
+  if (a.smCount > 0) p.smCount = a.smCount;
+  return p;
+}
+
+int dump(const Args& a) {
+  if (a.target.empty()) usageError("dump needs a FILE.mlir or an example name");
+  std::set<std::string> wanted(a.stages.begin(), a.stages.end());
+  if (wanted.empty()) wanted.insert("all");
+  const auto& known = tg::compiler::artifactStages();
+  for (const std::string& s : wanted)
+    if (s != "all" && std::find(known.begin(), known.end(), s) == known.end())
+      usageError("unknown stage '" + s + "'");
+  bool all = wanted.count("all") > 0;
+  std::optional<std::string> example = tg::tools::exampleIr(a.target);  // traces: not locked
+  std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
+  tg::compiler::DiagnosticCollector diags(tg::compiler::sharedContext());
+  OwningOpRef<ModuleOp> module = loadModule(a.target, example, diags);
+  tg::rt::Gpu* gpu = a.arch.empty() ? tg::rt::Gpu::get() : nullptr;
+  tg::compiler::ArtifactSink files;
+  if (!a.outDir.empty()) files = tg::compiler::directorySink(a.outDir, "tgc");
+  auto sink = [&](const tg::compiler::Artifact& art) {
+    if (files) files(art);
+    if (!wanted.count(art.stage) && (!all || art.stage == "cubin")) return;  // binary
+    std::cout << "// ===== " << art.stage << ": " << art.fileName << " =====\n" << art.text;
+    if (!art.text.empty() && art.text.back() != '\n') std::cout << "\n";
+  };
+  bool wantPtx = all || wanted.count("ptx") || wanted.count("cubin") || !a.outDir.empty();
+  tg::compiler::compile(*module, pipelineOptions(a, gpu), sink, wantPtx);
+  return 0;
+}
+
+int run(const Args& a) {
+  if (a.target.empty()) usageError("run needs a FILE.mlir");
+  if (a.outputs.empty()) usageError("run needs at least one --output");
+  std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
+  tg::compiler::DiagnosticCollector diags(tg::compiler::sharedContext());
+  OwningOpRef<ModuleOp> module = loadModule(a.target, std::nullopt, diags);
+  func::FuncOp func = *module->getOps<func::FuncOp>().begin();
+
+  // Inputs: count and types must match the function's signature.
+  FunctionType type = func.getFunctionType();
+  if (a.inputs.size() != type.getNumInputs())
+    throw tg::Error("@" + func.getSymName().str() + " takes " + std::to_string(type.getNumInputs()) +
+                    " input(s), got " + std::to_string(a.inputs.size()) + " --input file(s)");
+  if (a.outputs.size() != type.getNumResults())
+    throw tg::Error("@" + func.getSymName().str() + " returns " + std::to_string(type.getNumResults()) +
+                    " result(s), got " + std::to_string(a.outputs.size()) + " --output file(s)");
+  std::vector<tg::ref::HostTensor> inputs;
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    tg::ref::HostTensor t = tg::tools::readNpy(a.inputs[i]);
+    std::optional<tg::graph::TensorType> expected = tg::ir::typeOf(type.getInput(i));
+    tg::graph::TensorType got{t.dtype(), t.shape()};
+    if (!expected || *expected != got)
+      throw tg::Error("input " + std::to_string(i) + " (" + a.inputs[i] + ") must be " +
+                      (expected ? expected->str() : std::string("a tg tensor")) + ", got " +
+                      got.str());
+    inputs.push_back(std::move(t));
+  }
+
+  tg::rt::Gpu* gpu = tg::rt::Gpu::get();
+  bool onGpu = a.device == "cuda" || (a.device == "auto" && gpu);
+  if (onGpu && !gpu)
+    throw tg::Error("--device cuda: no CUDA device is available (" +
+                    tg::rt::Gpu::unavailableReason() + ")");
+  std::vector<tg::ref::HostTensor> results;
+  if (!onGpu) {
+    // The reference interpreter runs the fused IR (tg.fusion regions and all).
+    tg::compiler::PipelineOptions p = pipelineOptions(a, nullptr);
+    PassManager pm(module->getContext());
+    for (const auto& stage : tg::compiler::pipelineStages(p))
+      if (stage.name != "lower-matmul" && stage.name != "plan") stage.addPasses(pm);
+    if (failed(pm.run(*module))) throw tg::Error("compilation failed:\n" + diags.text());
+    results = tg::ref::interpret(*module->getOps<func::FuncOp>().begin(), inputs);
+  } else {
+    tg::rt::Plan plan = tg::compiler::compile(*module, pipelineOptions(a, gpu));
+    tg::rt::Executor executor(plan, *gpu);
+    std::vector<std::shared_ptr<tg::rt::DeviceBuffer>> buffers;
+    for (const tg::ref::HostTensor& t : inputs) {
+      buffers.push_back(gpu->allocate(t.nbytes()));
+      gpu->copyToDevice(buffers.back()->ptr(), t.data(), t.nbytes());
+    }
+    std::vector<std::shared_ptr<tg::rt::DeviceBuffer>> out = executor.run(buffers);
+    for (size_t i = 0; i < out.size(); ++i) {
+      tg::ref::HostTensor host(plan.outputDTypes[i], plan.outputShapes[i]);
+      gpu->copyToHost(host.mutableData(), out[i]->ptr(), host.nbytes());
+      results.push_back(std::move(host));
+    }
+  }
+  for (size_t i = 0; i < results.size(); ++i) tg::tools::writeNpy(a.outputs[i], results[i]);
+  std::fprintf(stderr, "tgc: ran @%s on %s: %zu input(s), %zu output(s)\n",
+               func.getSymName().str().c_str(), onGpu ? "cuda" : "the cpu reference",
+               inputs.size(), results.size());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Args a = parseArgs(argc, argv);
+    if (a.command == "dump") return dump(a);
+    if (a.command == "run") return run(a);
+    if (a.command == "examples") {
+      for (const std::string& name : tg::tools::exampleNames()) std::cout << name << "\n";
+      return 0;
+    }
+    usageError("unknown command '" + a.command + "'");
+  } catch (const tg::Error& e) {
+    std::cerr << "tgc: " << e.what() << "\n";
+    return 1;
+  }
+}
