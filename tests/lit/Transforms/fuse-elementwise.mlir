@@ -1,0 +1,141 @@
+// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse))' -verify-diagnostics | FileCheck %s
+// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{fuse=false remarks=false}))' | FileCheck %s --check-prefix=UNFUSED
+//
+// The fuser: elementwise ops become tg.fusion kernels; layout chains fold into reads; every
+// producer -> consumer edge it refuses gets a remark saying why.
+
+// A chain of elementwise ops is one kernel; splat constants are cloned inside.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[X:.+]]: tensor<16xf32>, %[[Y:.+]]: tensor<16xf32>)
+// CHECK: %[[F:.+]] = tg.fusion elementwise(%[[X]], %[[Y]])
+// CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<16xf32>, %[[B:.+]]: tensor<16xf32>):
+// CHECK-NEXT: %[[C:.+]] = tg.constant dense<1.500000e+00>
+// CHECK-NEXT: %[[M:.+]] = tg.mul %[[A]], %[[C]]
+// CHECK-NEXT: %[[S:.+]] = tg.add %[[M]], %[[B]]
+// CHECK-NEXT: %[[T:.+]] = tg.tanh %[[S]]
+// CHECK-NEXT: tg.yield %[[T]]
+// CHECK: return %[[F]]
+// CHECK-NOT: tg.fusion
+// UNFUSED-LABEL: func.func @chain
+// UNFUSED-COUNT-3: tg.fusion elementwise
+// UNFUSED-NOT: tg.fusion
+func.func @chain(%x: tensor<16xf32>, %y: tensor<16xf32>) -> tensor<16xf32> {
+  %c = tg.constant dense<1.5> : tensor<16xf32>
+  %0 = tg.mul %x, %c : tensor<16xf32>
+  %1 = tg.add %0, %y : tensor<16xf32>
+  %2 = tg.tanh %1 : tensor<16xf32>
+  return %2 : tensor<16xf32>
+}
+
+// -----
+
+// A diamond (a value used twice) with two results is one kernel with two outputs.
+// UNFUSED-LABEL: func.func @diamond
+// CHECK-LABEL: func.func @diamond
+// CHECK: %[[F:.+]]:2 = tg.fusion elementwise(%{{.+}}, %{{.+}}) : (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+// CHECK: tg.exp
+// CHECK: tg.mul
+// CHECK: tg.add
+// CHECK: tg.yield
+// CHECK: return %[[F]]#0, %[[F]]#1
+func.func @diamond(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %a = tg.exp %x : tensor<8xf32>
+  %b = tg.mul %a, %a : tensor<8xf32>
+  %c = tg.add %a, %y : tensor<8xf32>
+  return %b, %c : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A broadcast of an input is read inside the kernel: the input is the [4] vector itself.
+// CHECK-LABEL: func.func @bias
+// CHECK-SAME: (%[[X:.+]]: tensor<3x4xf32>, %[[V:.+]]: tensor<4xf32>)
+// CHECK: tg.fusion elementwise(%[[X]], %[[V]])
+// CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<3x4xf32>, %[[B:.+]]: tensor<4xf32>):
+// CHECK-NEXT: %[[BB:.+]] = tg.broadcast %[[B]] dims = [1] : tensor<4xf32> to tensor<3x4xf32>
+// CHECK-NEXT: tg.add %[[A]], %[[BB]]
+// CHECK-NOT: tg.broadcast
+func.func @bias(%x: tensor<3x4xf32>, %v: tensor<4xf32>) -> tensor<3x4xf32> {
+  %b = tg.broadcast %v dims = [1] : tensor<4xf32> to tensor<3x4xf32>
+  %0 = tg.add %x, %b : tensor<3x4xf32>
+  %1 = tg.relu %0 : tensor<3x4xf32>
+  return %1 : tensor<3x4xf32>
+}
+
+// -----
+
+// A computed value read through a broadcast must be materialized first: two kernels.
+// CHECK-LABEL: func.func @computed_broadcast
+// CHECK: %[[E:.+]] = tg.fusion elementwise
+// CHECK: tg.exp
+// CHECK: tg.fusion elementwise(%{{.+}}, %[[E]])
+// CHECK: tg.broadcast
+// CHECK: tg.add
+func.func @computed_broadcast(%x: tensor<3x4xf32>, %v: tensor<4xf32>) -> tensor<3x4xf32> {
+  // expected-remark @+1 {{not fused into 'tg.add'}}
+  %e = tg.exp %v : tensor<4xf32>
+  %b = tg.broadcast %e dims = [1] : tensor<4xf32> to tensor<3x4xf32>
+  %0 = tg.add %x, %b : tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// A reduction between two elementwise ops would make a cycle: they stay apart, and the
+// reduction gets its own kernel.
+// CHECK-LABEL: func.func @cycle
+// CHECK: tg.fusion elementwise
+// CHECK: tg.fusion reduction
+// CHECK: tg.reduce_sum
+// CHECK: tg.fusion elementwise
+func.func @cycle(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-remark @+2 {{a 'tg.reduce_sum' reads its operands from memory}}
+  // expected-remark @+1 {{fusing would create a cycle}}
+  %e = tg.exp %x : tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into 'tg.div' at}}
+  %s = tg.reduce_sum %e axes = [1] keep_dims : tensor<4x8xf32> to tensor<4x1xf32>
+  %b = tg.broadcast %s dims = [0, 1] : tensor<4x1xf32> to tensor<4x8xf32>
+  %d = tg.div %e, %b : tensor<4x8xf32>
+  return %d : tensor<4x8xf32>
+}
+
+// -----
+
+// A reshape is a linear index map: fused through. A transposed result is materialized by a
+// copy kernel.
+// CHECK-LABEL: func.func @layout
+// CHECK: tg.fusion elementwise
+// CHECK: tg.exp
+// CHECK: tg.reshape
+// CHECK: tg.neg
+// CHECK: %[[T:.+]] = tg.fusion elementwise
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.transpose
+// CHECK-NEXT: tg.yield
+// CHECK: return %{{.+}}, %[[T]]
+func.func @layout(%x: tensor<2x6xf32>) -> (tensor<3x4xf32>, tensor<4x3xf32>) {
+  %e = tg.exp %x : tensor<2x6xf32>
+  %r = tg.reshape %e : tensor<2x6xf32> to tensor<3x4xf32>
+  %n = tg.neg %r : tensor<3x4xf32>
+  %t = tg.transpose %n perm = [1, 0] : tensor<3x4xf32> to tensor<4x3xf32>
+  return %n, %t : tensor<3x4xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// Reductions and matmuls become single-op kernels of their kind; a broadcast operand of a
+// matmul is materialized.
+// CHECK-LABEL: func.func @kinds
+// CHECK: tg.fusion elementwise
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.broadcast
+// CHECK: tg.fusion gemm
+// CHECK: tg.matmul
+// CHECK: tg.fusion reduction
+// CHECK: tg.reduce_max
+func.func @kinds(%a: tensor<2x3x4xf32>, %w: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  %wb = tg.broadcast %w dims = [1, 2] : tensor<4x5xf32> to tensor<2x4x5xf32>
+  %m = tg.matmul %a, %wb : tensor<2x3x4xf32>, tensor<2x4x5xf32> -> tensor<2x3x5xf32>
+  %r = tg.reduce_max %m axes = [1] : tensor<2x3x5xf32> to tensor<2x5xf32>
+  return %r : tensor<2x5xf32>
+}
