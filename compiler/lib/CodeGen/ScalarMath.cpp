@@ -116,10 +116,11 @@ std::string scalarExpr(OpKind kind, const graph::OpAttrs& attrs,
       e = fast ? call("tg_sigmoid_approx", x[0]) : "(1.0f / (1.0f + expf(-" + x[0] + ")))";
       break;
     case OpKind::Gelu:
-      if (attrs.gelu == graph::GeluApprox::Tanh)
-        e = "(0.5f * " + x[0] + " * (1.0f + " + (fast ? "tg_tanh_approx" : "tanhf") +
-            "(0.7978845608028654f * (" + x[0] + " + 0.044715f * " + x[0] + " * " + x[0] + " * " +
-            x[0] + "))))";
+      if (attrs.gelu == graph::GeluApprox::Tanh && fast)
+        e = call("tg_gelu_tanh_approx", x[0]);
+      else if (attrs.gelu == graph::GeluApprox::Tanh)
+        e = "(0.5f * " + x[0] + " * (1.0f + tanhf(0.7978845608028654f * (" + x[0] +
+            " + 0.044715f * " + x[0] + " * " + x[0] + " * " + x[0] + "))))";
       else
         e = "(0.5f * " + x[0] + " * (1.0f + erff(" + x[0] + " * 0.7071067811865476f)))";
       break;

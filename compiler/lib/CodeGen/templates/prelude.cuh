@@ -38,20 +38,28 @@ __device__ __forceinline__ float tg_tanh_approx(float x) {
 }
 __device__ __forceinline__ float tg_exp_approx(float x) {
   float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
+  asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
   return y;
-}
-__device__ __forceinline__ float tg_sigmoid_approx(float x) {
-  return 0.5f * tg_tanh_approx(0.5f * x) + 0.5f;
 }
 __device__ __forceinline__ float tg_rcp_approx(float x) {
   float y;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
+}
+// 1 / (1 + e^-x): the error stays relative for every x (0.5 * tanh(x / 2) + 0.5 would turn
+// tanh's relative error into an absolute one, ruinous for sigmoid of large negative x).
+__device__ __forceinline__ float tg_sigmoid_approx(float x) {
+  return tg_rcp_approx(1.0f + tg_exp_approx(-x));
+}
+// GELU (tanh form) as x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3): equal to
+// 0.5 x (1 + tanh(u)) without its cancellation for negative x.
+__device__ __forceinline__ float tg_gelu_tanh_approx(float x) {
+  const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+  return x * tg_sigmoid_approx(2.0f * u);
 }
 __device__ __forceinline__ float tg_rsqrt_approx(float x) {
   float y;
-  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  asm("rsqrt.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
 
