@@ -22,6 +22,8 @@ prepare() {
     cp "$build/$bin" "$stage/"
   done
   strip "$stage"/* 2>/dev/null || true
+  # Google Benchmark is a shared library on Debian; the GPU machine has none.
+  cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian "$stage/" 2>/dev/null || true
   cp "$root/benchmarks/compare_torch.py" "$root/benchmarks/report.py" "$stage/"
   du -sh "$stage"
 }
@@ -31,47 +33,51 @@ remote() {
   local out="${OUT:-/tmp/tg-out}"
   mkdir -p "$out"
   cd "$stage" || { echo "no .gpu/ here: run 'scripts/gpu-run.sh prepare' and carry .gpu"; exit 1; }
+  export LD_LIBRARY_PATH="$stage${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  local logs="$out/logs"
+  mkdir -p "$logs"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv \
-    | tee "$out/gpu.txt"
+    | tee "$logs/gpu.txt"
   local summary=""
   if [[ " $what " == *" tests "* ]]; then
-    ./tg_gpu_tests --gtest_output="json:$out/gpu_tests.json" > "$out/gpu_tests.log" 2>&1
-    summary+="gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/gpu_tests.log" | tr '\n' ' ')\n"
-    grep -E '^\[  FAILED  \]' "$out/gpu_tests.log" | head -20
+    ./tg_gpu_tests --gtest_output="json:$logs/gpu_tests.json" > "$logs/gpu_tests.log" 2>&1
+    summary+="gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED)  \]' "$logs/gpu_tests.log" | tr '\n' ' ')\n"
+    grep -E '^\[  FAILED  \]' "$logs/gpu_tests.log" | head -20
   fi
   if [[ " $what " == *" sass "* ]]; then
     # The fused chain's kernel must use 16-byte loads (LDG.E.128) in its machine code.
-    mkdir -p "$out/sass"
+    mkdir -p "$logs/sass"
     for ex in chain8 chain8_bf16 bias_gelu; do
-      ./tgc dump "$ex" --stage=schedule --out-dir="$out/sass/$ex" > "$out/sass/$ex.plan.txt" 2>&1
-      for c in "$out/sass/$ex"/*.cubin; do
+      ./tgc dump "$ex" --stage=schedule --out-dir="$logs/sass/$ex" > "$logs/sass/$ex.plan.txt" 2>&1
+      for c in "$logs/sass/$ex"/*.cubin; do
         cuobjdump --dump-sass "$c" > "${c%.cubin}.sass" 2>&1
         summary+="sass $ex $(basename "$c"): $(grep -c 'LDG.E.128' "${c%.cubin}.sass") LDG.E.128, $(grep -c 'STG.E.128' "${c%.cubin}.sass") STG.E.128, $(grep -c 'MUFU' "${c%.cubin}.sass") MUFU\n"
       done
     done
   fi
   if [[ " $what " == *" demo "* ]]; then
-    ./mlp_block > "$out/demo.log" 2>&1
-    summary+="demo: exit $? | $(tail -2 "$out/demo.log" | tr '\n' ' ')\n"
+    ./mlp_block > "$logs/demo.log" 2>&1
+    summary+="demo: exit $? | $(tail -2 "$logs/demo.log" | tr '\n' ' ')\n"
   fi
   if [[ " $what " == *" bench "* ]]; then
     ./tg_bench --benchmark_format=json --benchmark_out="$out/tg_bench.json" \
-      --benchmark_out_format=json > "$out/tg_bench.log" 2>&1
+      --benchmark_out_format=json > "$logs/tg_bench.log" 2>&1
     summary+="tg bench: exit $?\n"
   fi
   if [[ " $what " == *" torch "* ]]; then
-    PYTHONUNBUFFERED=1 python3 compare_torch.py --out "$out/torch.json" > "$out/torch.log" 2>&1
+    PYTHONUNBUFFERED=1 python3 compare_torch.py --out "$out/torch.json" > "$logs/torch.log" 2>&1
     summary+="torch: exit $?\n"
   fi
   if [[ -f "$out/tg_bench.json" ]]; then
     python3 report.py --tg "$out/tg_bench.json" --torch "$out/torch.json" \
       --results "$out/RESULTS.section.md" --png "$out/results.png" \
       --commit "${TG_COMMIT:-unknown}" --command "scripts/gpu-run.sh remote $what" \
-      > "$out/report.log" 2>&1
+      > "$logs/report.log" 2>&1
     cat "$out/RESULTS.section.md" 2>/dev/null | tail -40
   fi
-  echo "==== summary ===="
-  printf "%b" "$summary"
+  tar -C "$out" -czf "$out/logs.tgz" logs && rm -rf "$logs"
+  echo "==== summary ====" | tee "$out/summary.txt"
+  printf "%b" "$summary" | tee -a "$out/summary.txt"
 }
 
 case "${1:-}" in

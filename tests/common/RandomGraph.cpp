@@ -86,31 +86,28 @@ Noise opNoise(const std::string& op, DType d, double x) {
   const double geluAbs = 2.5e-7 * std::max(1.0, x);    // 0.5 x (1 + f(x)): cancellation, x < 0
   Noise n;
   n.rel = ulpRel(d);
+  // Auto: exp, sigmoid and division use ex2/rcp/div.full for every dtype; tanh, log and pow
+  // only for bf16 results.
+  const double cheap = std::ldexp(1.0, -20);  // ex2.approx + the rounding of x * log2(e); rcp
   if (op == "exp") {
-    n.rel += approx ? std::ldexp(1.0, -20) : accurate;  // ex2.approx and the x * log2(e) rounding
+    n.rel += cheap;
   } else if (op == "log") {
     n.rel += accurate;
     if (approx) n.abs = std::ldexp(1.0, -21);  // __logf: 2^-21.41 absolute in [0.5, 2]
   } else if (op == "tanh") {
     n.rel += approx ? std::exp2(-10.9) : accurate;  // tanh.approx: 2^-10.987 relative
   } else if (op == "sigmoid") {
-    if (approx) n.abs = std::exp2(-11.9);  // 0.5 * tanh.approx(x / 2) + 0.5
-    else n.rel += accurate;
+    n.rel += cheap;  // rcp.approx(1 + ex2.approx(-x log2 e)): relative for every x
   } else if (op == "gelu_erf") {
     n.rel += accurate;
     n.abs = geluAbs;
   } else if (op == "gelu_tanh") {
-    if (approx) {
-      n.abs = 0.5 * x * std::exp2(-10.9);
-    } else {
-      n.rel += accurate;
-      n.abs = geluAbs;
-    }
+    n.rel += approx ? 2 * cheap : accurate;  // bf16: x * sigmoid(2u), relative
+    n.abs = geluAbs;                         // the reference's own cancellation
   } else if (op == "pow") {
     n.rel += approx ? std::ldexp(1.0, -16) : accurate;  // __powf: exp2(y * log2(x)), approximate
   } else if (op == "div") {
-    if (!approx) return {};
-    n.rel += 3 * std::ldexp(1.0, -23);  // __fdividef: 2 ulp
+    n.rel += 3 * std::ldexp(1.0, -23);  // div.full: 2 ulp
   } else if (op == "rsqrt") {
     if (!approx) return {};
     n.rel += std::ldexp(1.0, -22);  // rsqrt.approx: 2^-22.9 relative

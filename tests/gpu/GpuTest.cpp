@@ -238,8 +238,24 @@ Tolerance toleranceFor(const tgtest::OpCase& c, const std::vector<Tensor>& cpuIn
       return t;
     case tgtest::Accuracy::Elementwise: {
       const std::string& op = c.op;
-      if (op == "sqrt" || (!bf16 && (op == "rsqrt" || op == "div"))) {
-        t.rule = "exact: IEEE sqrt and division in f32 on both sides, then the same rounding";
+      if (op == "sqrt" || (!bf16 && op == "rsqrt")) {
+        t.rule = "exact: IEEE sqrt (and 1 / sqrt) in f32 on both sides, then the same rounding";
+        return t;
+      }
+      // Precision::Auto: exp and sigmoid through ex2.approx/rcp.approx, division through
+      // div.full, for every dtype (tg/Support/Precision.h).
+      if (op == "exp" || op == "sigmoid" || op == "div") {
+        t.dtypeUlps = d == DType::F32 ? 0 : 1;
+        t.norm = std::max(oneUlpRel, std::ldexp(1.0, -20));
+        if (op == "div") {
+          t.f32Ulps = 3;
+          t.rule = std::string(tg::dtype_name(d)) + " div: div.full (2 ulp of f32)";
+        } else {
+          t.rel = std::ldexp(1.0, -20);
+          t.rule = std::string(tg::dtype_name(d)) + " " + op +
+                   ": ex2.approx/rcp.approx (2^-20 relative)";
+        }
+        if (t.dtypeUlps) t.rule += " + 1 ulp";
         return t;
       }
       if (d == DType::F32) {
@@ -258,28 +274,21 @@ Tolerance toleranceFor(const tgtest::OpCase& c, const std::vector<Tensor>& cpuIn
         return t;
       }
       // bf16 under Precision::Auto: hardware approximations, each with its documented error.
-      if (op == "exp") {
-        t.rel = std::ldexp(1.0, -20);  // ex2.approx + rounding of x * log2(e)
-        t.rule = "bf16 exp: 1 ulp + ex2.approx (2^-20 relative)";
-      } else if (op == "log") {
+      if (op == "log") {
         t.f32Ulps = 4;
         t.abs = std::ldexp(1.0, -21);  // __logf: 2^-21.41 absolute on [0.5, 2], else 3 ulp
         t.rule = "bf16 log: 1 ulp + __logf (2^-21 absolute or 4 ulp of f32)";
       } else if (op == "tanh") {
         t.rel = std::exp2(-10.9);  // tanh.approx: 2^-10.987 relative
         t.rule = "bf16 tanh: 1 ulp + tanh.approx (2^-10.9 relative)";
-      } else if (op == "sigmoid") {
-        // 0.5 * tanh.approx(x / 2) + 0.5: the relative error of tanh becomes an ABSOLUTE error
-        // of up to 2^-11.9 in the sigmoid, which is larger than bf16's rounding for small
-        // sigmoid values (x < -2): see the report.
-        t.abs = std::exp2(-11.9);
-        t.rule = "bf16 sigmoid: 1 ulp + 0.5 * tanh.approx's error (2^-11.9 absolute)";
       } else if (op == "gelu_tanh") {
-        // 0.5 x (1 + tanh.approx(...)): absolute error 0.5 |x| 2^-10.9 (cancellation, x < 0).
+        // x * sigmoid(2u) with ex2/rcp approximations: relative error; plus the reference's own
+        // cancellation in 0.5 x (1 + tanhf(u)) for negative x.
         double x = 0;
         for (const Tensor& in : cpuInputs) x = std::max(x, maxAbs(in));
-        t.abs = 0.5 * x * std::exp2(-10.9);
-        t.rule = "bf16 gelu(tanh): 1 ulp + 0.5 max|x| 2^-10.9 absolute (tanh.approx)";
+        t.rel = std::ldexp(1.0, -19);
+        t.abs = x * std::ldexp(1.0, -22);
+        t.rule = "bf16 gelu(tanh): 1 ulp + 2^-19 relative + max|x| 2^-22 absolute";
       } else if (op == "gelu_erf") {
         t.f32Ulps = 4;
         t.abs = 1e-6;
@@ -287,9 +296,6 @@ Tolerance toleranceFor(const tgtest::OpCase& c, const std::vector<Tensor>& cpuIn
       } else if (op == "rsqrt") {
         t.rel = std::ldexp(1.0, -22);  // rsqrt.approx: 2^-22.9 relative
         t.rule = "bf16 rsqrt: 1 ulp + rsqrt.approx (2^-22 relative)";
-      } else if (op == "div") {
-        t.f32Ulps = 3;  // __fdividef: 2 ulp
-        t.rule = "bf16 div: 1 ulp + __fdividef (2 ulp of f32)";
       } else if (op == "pow") {
         t.rel = std::ldexp(1.0, -16);  // __powf = exp2(y log2 x), approximate
         t.rule = "bf16 pow: 1 ulp + __powf (2^-16 relative)";

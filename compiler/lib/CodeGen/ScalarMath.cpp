@@ -93,8 +93,11 @@ static std::string castExpr(const std::string& a, DType from, DType to) {
 std::string scalarExpr(OpKind kind, const graph::OpAttrs& attrs,
                        const std::vector<std::string>& x, DType in, DType out,
                        Precision precision) {
+  // Fast: every approximation. Auto: approximations for bf16 results; for f32/f16 the
+  // ex2/rcp-based exp, sigmoid and full-range division (a few ulp), accurate tanh/log/erf/pow.
   const bool fast = precision == Precision::Fast ||
                     (precision == Precision::Auto && out == DType::BF16);
+  const bool cheap = fast || precision == Precision::Auto;
   const bool isInt = in == DType::I32;
   auto call = [](const char* f, const std::string& a) { return std::string(f) + "(" + a + ")"; };
   auto call2 = [](const char* f, const std::string& a, const std::string& b) {
@@ -109,11 +112,11 @@ std::string scalarExpr(OpKind kind, const graph::OpAttrs& attrs,
       e = isInt ? "(" + x[0] + " < 0 ? 0 : " + x[0] + ")" : call("tg_relu", x[0]);
       exact = true;
       break;
-    case OpKind::Exp: e = call(fast ? "tg_exp_approx" : "expf", x[0]); break;
+    case OpKind::Exp: e = call(cheap ? "tg_exp_approx" : "expf", x[0]); break;
     case OpKind::Log: e = call(fast ? "__logf" : "logf", x[0]); break;
     case OpKind::Tanh: e = call(fast ? "tg_tanh_approx" : "tanhf", x[0]); break;
     case OpKind::Sigmoid:
-      e = fast ? call("tg_sigmoid_approx", x[0]) : "(1.0f / (1.0f + expf(-" + x[0] + ")))";
+      e = cheap ? call("tg_sigmoid_approx", x[0]) : "(1.0f / (1.0f + expf(-" + x[0] + ")))";
       break;
     case OpKind::Gelu:
       if (attrs.gelu == graph::GeluApprox::Tanh && fast)
@@ -131,7 +134,7 @@ std::string scalarExpr(OpKind kind, const graph::OpAttrs& attrs,
     case OpKind::Mul: e = isInt ? call2("tg_imul", x[0], x[1]) : "(" + x[0] + " * " + x[1] + ")"; break;
     case OpKind::Div:
       e = isInt ? call2("tg_idiv", x[0], x[1])
-                : (fast ? call2("__fdividef", x[0], x[1]) : "(" + x[0] + " / " + x[1] + ")");
+                : (cheap ? call2("tg_div_full", x[0], x[1]) : "(" + x[0] + " / " + x[1] + ")");
       break;
     case OpKind::Pow: e = call2(fast ? "__powf" : "powf", x[0], x[1]); break;
     case OpKind::Maximum:

@@ -10,10 +10,13 @@ typedef unsigned char tg_bool;
 __device__ __forceinline__ float tg_from_bf16(unsigned short h) {
   return __uint_as_float(((unsigned)h) << 16);
 }
+// Round-to-nearest-even with integer operations: conversion instructions share the slow
+// (quarter-rate) pipe with MUFU, and a fused bf16 chain rounds after every op.
 __device__ __forceinline__ unsigned short tg_to_bf16(float f) {
-  unsigned short h;
-  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
-  return h;
+  unsigned u = __float_as_uint(f);
+  if (f != f) return (unsigned short)((u >> 16) | 0x40u);  // NaN stays a (quiet) NaN
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (unsigned short)(u >> 16);
 }
 __device__ __forceinline__ float tg_from_f16(unsigned short h) {
   float f;
@@ -26,11 +29,17 @@ __device__ __forceinline__ unsigned short tg_to_f16(float f) {
   return h;
 }
 // The value of an op whose result dtype is bf16 / f16: computed in f32, then rounded.
-__device__ __forceinline__ float tg_round_bf16(float f) { return tg_from_bf16(tg_to_bf16(f)); }
+__device__ __forceinline__ float tg_round_bf16(float f) {
+  unsigned u = __float_as_uint(f);
+  if (f != f) return f;
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return __uint_as_float(u & 0xffff0000u);
+}
 __device__ __forceinline__ float tg_round_f16(float f) { return tg_from_f16(tg_to_f16(f)); }
 
-// Hardware approximations (MUFU), used for ops whose result is bf16 (their error is below
-// bf16's rounding error) or everywhere under the `fast` precision mode.
+// Hardware approximations (MUFU). Precision::Auto uses ex2/rcp-based exp, sigmoid and division
+// for f32 (a few ulp, as Triton does) and all of these for bf16 results; Precision::Fast uses
+// them everywhere; Precision::Accurate never.
 __device__ __forceinline__ float tg_tanh_approx(float x) {
   float y;
   asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -56,6 +65,11 @@ __device__ __forceinline__ float tg_sigmoid_approx(float x) {
 __device__ __forceinline__ float tg_gelu_tanh_approx(float x) {
   const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
   return x * tg_sigmoid_approx(2.0f * u);
+}
+__device__ __forceinline__ float tg_div_full(float a, float b) {
+  float y;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));  // full range, 2 ulp
+  return y;
 }
 __device__ __forceinline__ float tg_rsqrt_approx(float x) {
   float y;

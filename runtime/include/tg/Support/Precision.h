@@ -4,14 +4,15 @@
 namespace tg {
 
 /// How generated kernels compute transcendental functions and division.
-///  Auto      ops whose result is bf16 use hardware approximations (tanh.approx, ex2.approx,
-///            rcp/rsqrt.approx; sigmoid and tanh-GELU through ex2 + rcp, so their error stays
-///            relative): at most 2^-10.9 relative (tanh), below bf16's own rounding (2^-9);
-///            f32 and f16 ops use CUDA's accurate functions (within a few ulp of the C
-///            library). The default.
-///  Accurate  accurate functions everywhere.
-///  Fast      approximations everywhere (f32 results then carry up to ~5e-4 relative error
-///            in tanh and sigmoid).
+///  Auto      (the default) f32 and f16 ops use ex2/rcp-based exp and sigmoid and full-range
+///            division (div.full: at most 2 ulp), as Triton does, and CUDA's accurate tanh,
+///            log, erf, pow and sqrt: results within a few ulp of the C library for moderate
+///            arguments (exp's error grows with |x|: about |x| * 2^-24 relative). Ops whose
+///            result is bf16 also use tanh.approx (at most 2^-10.9 relative), below bf16's own
+///            rounding (2^-9). Sigmoid and tanh-GELU are computed as rcp(1 + exp(-x)), so their
+///            error stays relative for every x.
+///  Accurate  CUDA's accurate functions and IEEE division everywhere.
+///  Fast      the approximations everywhere (f32 tanh then carries up to 2^-10.9 relative).
 enum class Precision { Auto, Accurate, Fast };
 
 }  // namespace tg
