@@ -95,9 +95,8 @@ class Builder {
                   B{"minimum", [](const Tensor& x, const Tensor& y) { return tg::minimum(x, y); }}}) {
         std::string op = b.name;
         Domain second = op == "div" && isFloat ? Domain::AwayFromZero : plain(d);
-        // f32 add/sub/mul/div are IEEE on both sides; bf16/f16 div uses __fdividef on bf16.
-        Accuracy acc = op == "div" && d != DType::F32 && isFloat ? Accuracy::Elementwise
-                                                                 : Accuracy::Exact;
+        // add/sub/mul are IEEE on both sides; division uses div.full (2 ulp) under Auto.
+        Accuracy acc = op == "div" && isFloat ? Accuracy::Elementwise : Accuracy::Exact;
         add(op + "/" + dt(d), op, d, {{s, d}, {s, d}}, {plain(d), second},
             [f = b.fn](const Args& a) { return f(a[0], a[1]); }, acc);
       }

@@ -9,7 +9,8 @@
 //                       toleranceFor() below; plus i32 division corner cases.
 //  (b) GpuRandom.*      100 random elementwise programs (tests/common/RandomGraph.h): jit
 //                       fused and jit unfused (JitOptions{.fuse = false}) on the GPU must be
-//                       bit-identical; both within tolerance of the CPU interpreter, the
+//                       bit-identical when every value is f32 (16-bit intermediates stay in
+//                       f32 inside a fused kernel); both within tolerance of the CPU, the
 //                       tolerance of each element derived from the program's own sensitivity
 //                       to the documented per-op GPU errors (RandomProgram::sensitivity).
 //  (c) GpuOddSizes.*    1, 3 and 1000003 elements: the README chain and bias + gelu.
@@ -479,8 +480,11 @@ void checkRandomProgram(uint64_t seed) {
     SCOPED_TRACE("seed " + std::to_string(seed) + ", result " + std::to_string(o));
     EXPECT_EQ(fused[o].device(), Device::CUDA);
     EXPECT_EQ(unfused[o].device(), Device::CUDA);
+    // Kernels keep intermediates in f32 and round only what they store: with every value in
+    // f32, fusing changes nothing at all.
     std::string why;
-    EXPECT_TRUE(sameBits(fused[o], unfused[o], why)) << "fused differs from unfused: " << why;
+    if (p.lowestPrecision == DType::F32)
+      EXPECT_TRUE(sameBits(fused[o], unfused[o], why)) << "fused differs from unfused: " << why;
     const std::vector<double>& s = sensitivity[o];
     const DType d = want[o].dtype();
     auto bound = [&](int64_t i, double r) {

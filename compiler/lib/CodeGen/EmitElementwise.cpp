@@ -72,13 +72,12 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   os << "struct TgBody {\n";
   os << "  typedef " << index << " Index;\n";
   os << "  static constexpr Index kNumel = " << numel << sfx << ";\n";
-  // Elements per thread step: 64 bytes of the narrowest vector-accessed tensor (four 16-byte
-  // loads in flight per input before any math: one would leave HBM underused), capped at 32.
+  // Vector width: 16 bytes of the narrowest vector-accessed tensor.
   size_t narrowest = 16;
   for (unsigned i = 0; i < numInputs; ++i)
     if (identity[i]) narrowest = std::min(narrowest, dtype_size(dtypeOfValue(body.getArgument(i))));
   for (Value v : yield.getValues()) narrowest = std::min(narrowest, dtype_size(dtypeOfValue(v)));
-  const int vec = std::min<int>(32, static_cast<int>(64 / narrowest));
+  const int vec = static_cast<int>(16 / narrowest);
   os << "  static constexpr int kVec = " << vec << ";\n";
   for (unsigned i = 0; i < numInputs; ++i)
     os << "  const " << storageType(dtypeOfValue(body.getArgument(i))) << "* __restrict__ in" << i
@@ -172,12 +171,22 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
        << ";\n";
   os << "  }\n";
 
-  // vec(i): kVec elements with 16-byte accesses.
-  os << "  __device__ __forceinline__ void vec(Index i) const {\n";
+  // Regs, load(i, regs), finish(i, regs): one vector step, split so that the template can
+  // issue several steps' loads before any math.
+  os << "  struct Regs {\n";
+  bool anyVectorInput = false;
   for (unsigned i = 0; i < numInputs; ++i)
-    if (identity[i])
-      os << "    " << storageType(dtypeOfValue(body.getArgument(i))) << " x" << i
-         << "[kVec];\n    tg_load_vec(in" << i << " + i, x" << i << ");\n";
+    if (identity[i]) {
+      os << "    " << storageType(dtypeOfValue(body.getArgument(i))) << " x" << i << "[kVec];\n";
+      anyVectorInput = true;
+    }
+  if (!anyVectorInput) os << "    char unused;\n";
+  os << "  };\n";
+  os << "  __device__ __forceinline__ void load(Index i, Regs& r) const {\n    (void)i; (void)r;\n";
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (identity[i]) os << "    tg_load_vec(in" << i << " + i, r.x" << i << ");\n";
+  os << "  }\n";
+  os << "  __device__ __forceinline__ void finish(Index i, const Regs& r) const {\n    (void)r;\n";
   for (unsigned j = 0; j < yield.getNumOperands(); ++j)
     os << "    " << storageType(dtypeOfValue(yield.getOperand(j))) << " y" << j << "[kVec];\n";
   os << "#pragma unroll\n    for (int e = 0; e < kVec; ++e) {\n";
@@ -186,7 +195,7 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   os << "      compute(i + e";
   for (unsigned i = 0; i < numInputs; ++i)
     if (identity[i])
-      os << ", " << loadConvert(dtypeOfValue(body.getArgument(i)), "x" + std::to_string(i) + "[e]");
+      os << ", " << loadConvert(dtypeOfValue(body.getArgument(i)), "r.x" + std::to_string(i) + "[e]");
   for (unsigned j = 0; j < yield.getNumOperands(); ++j) os << ", r" << j;
   os << ");\n";
   for (unsigned j = 0; j < yield.getNumOperands(); ++j)
@@ -197,8 +206,8 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
     os << "    tg_store_vec(out" << j << " + i, y" << j << ");\n";
   os << "  }\n};\n";
 
-  const int block = 256;
-  int64_t steps = (numel + vec - 1) / vec;
+  const int block = 256, unroll = 4;
+  int64_t steps = (numel + int64_t(vec) * unroll - 1) / (int64_t(vec) * unroll);
   int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((steps + block - 1) / block,
                                                           int64_t(options.smCount) * 4));
   std::ostringstream summary;
@@ -212,7 +221,8 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   e.kernel.name = name;
   e.kernel.summary = summary.str();
   e.kernel.source = kernelHeader(name, summary.str()) + "#define TG_BLOCK " +
-                    std::to_string(block) + "\n" + os.str() + elementwiseTemplate();
+                    std::to_string(block) + "\n#define TG_UNROLL " + std::to_string(unroll) +
+                    "\n" + os.str() + elementwiseTemplate();
   e.dims.grid[0] = static_cast<uint32_t>(blocks);
   e.dims.block[0] = block;
   return e;

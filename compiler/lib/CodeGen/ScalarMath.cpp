@@ -104,13 +104,11 @@ std::string scalarExpr(OpKind kind, const graph::OpAttrs& attrs,
     return std::string(f) + "(" + a + ", " + b + ")";
   };
   std::string e;
-  bool exact = false;  // the result needs no rounding to `out`
   switch (kind) {
-    case OpKind::Neg: e = isInt ? call("tg_ineg", x[0]) : "(-" + x[0] + ")"; exact = true; break;
-    case OpKind::Abs: e = isInt ? call("tg_iabs", x[0]) : call("fabsf", x[0]); exact = true; break;
+    case OpKind::Neg: e = isInt ? call("tg_ineg", x[0]) : "(-" + x[0] + ")"; break;
+    case OpKind::Abs: e = isInt ? call("tg_iabs", x[0]) : call("fabsf", x[0]); break;
     case OpKind::Relu:
       e = isInt ? "(" + x[0] + " < 0 ? 0 : " + x[0] + ")" : call("tg_relu", x[0]);
-      exact = true;
       break;
     case OpKind::Exp: e = call(cheap ? "tg_exp_approx" : "expf", x[0]); break;
     case OpKind::Log: e = call(fast ? "__logf" : "logf", x[0]); break;
@@ -140,22 +138,18 @@ std::string scalarExpr(OpKind kind, const graph::OpAttrs& attrs,
     case OpKind::Maximum:
       e = isInt ? "(" + x[0] + " > " + x[1] + " ? " + x[0] + " : " + x[1] + ")"
                 : call2("tg_maxf", x[0], x[1]);
-      exact = true;
       break;
     case OpKind::Minimum:
       e = isInt ? "(" + x[0] + " < " + x[1] + " ? " + x[0] + " : " + x[1] + ")"
                 : call2("tg_minf", x[0], x[1]);
-      exact = true;
       break;
     case OpKind::Compare: {
       static const char* ops[] = {"==", "!=", "<", "<=", ">", ">="};
       e = "(" + x[0] + " " + ops[static_cast<int>(attrs.predicate)] + " " + x[1] + ")";
-      exact = true;
       break;
     }
     case OpKind::Select:
       e = "(" + x[0] + " ? " + x[1] + " : " + x[2] + ")";
-      exact = true;
       break;
     case OpKind::Cast:
       return castExpr(x[0], in, out);
@@ -163,7 +157,7 @@ std::string scalarExpr(OpKind kind, const graph::OpAttrs& attrs,
       assert(false && "not an elementwise op");
       return "0";
   }
-  return exact ? e : roundTo(out, e);
+  return e;  // intermediates stay in f32 inside a kernel; stores (and casts) round
 }
 
 }  // namespace tg::codegen

@@ -1,9 +1,10 @@
 //===- ScalarMath.h - One element of each tg op, as CUDA C++ (internal) ---===//
 //
-// The generated code computes in f32 for every floating dtype (int for i32, bool for i1),
-// loads and stores convert to and from storage, and an op whose result is bf16/f16 is rounded
-// to that dtype right away, so a fused kernel computes exactly what the unfused kernels (and
-// the reference's op-by-op semantics) compute.
+// The generated code computes in f32 for every floating dtype (int for i32, bool for i1);
+// loads and stores convert to and from storage. Inside a kernel, intermediates stay in f32:
+// a bf16/f16 value is rounded when it is stored (or explicitly cast), as torch.compile and XLA
+// do. So fused f32 kernels agree bit for bit with unfused ones, and fused bf16/f16 kernels are
+// at least as accurate as op-by-op execution, which rounds after every op.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -27,7 +28,7 @@ std::string loadConvert(DType dtype, const std::string& storage);
 std::string storeConvert(DType dtype, const std::string& value);
 
 /// The C expression for one element of `kind` applied to `operands` (compute values of
-/// `operandDType`), producing `resultDType`, rounded to it.
+/// `operandDType`), producing `resultDType` (in f32 for floats: only casts round).
 std::string scalarExpr(graph::OpKind kind, const graph::OpAttrs& attrs,
                        const std::vector<std::string>& operands, DType operandDType,
                        DType resultDType, Precision precision);

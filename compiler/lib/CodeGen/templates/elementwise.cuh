@@ -1,13 +1,16 @@
 // ---- elementwise kernel skeleton (compiler/lib/CodeGen/templates/elementwise.cuh) ----
-// The emitter defines TG_NAME, TG_BLOCK and `struct TgBody` above this line:
+// The emitter defines TG_NAME, TG_BLOCK, TG_UNROLL and `struct TgBody` above this line:
 //   Index            unsigned or unsigned long long, wide enough for kNumel
 //   kNumel           elements in the iteration space (every output has this many)
-//   kVec             elements per step of 16-byte vector accesses (1: none)
+//   kVec             elements per 16-byte access of the narrowest tensor (1: no vectors)
+//   Regs             registers for one vector step of every vector-accessed input
 //   aligned()        whether every vector-accessed pointer is 16-byte aligned
-//   vec(i)           computes elements [i, i + kVec) with vector loads and stores
-//   one(i)           computes element i with scalar accesses
-// Grid-stride loop over a grid sized from the SM count: vector steps first (when the
-// pointers allow), then the scalar tail.
+//   load(i, regs)    16-byte loads of elements [i, i + kVec) of each such input
+//   finish(i, regs)  the fused math on them, and 16-byte stores of the outputs
+//   one(i)           element i with scalar accesses
+// Grid-stride over a grid sized from the SM count. Each thread first issues TG_UNROLL vector
+// loads per input (each one coalesced across the warp), then computes and stores: enough bytes
+// in flight to keep HBM busy. The scalar loop handles the tail and misaligned pointers.
 extern "C" __global__ void __launch_bounds__(TG_BLOCK) TG_NAME(const TgBody body) {
   typedef TgBody::Index Index;
   const Index tid = (Index)blockIdx.x * TG_BLOCK + threadIdx.x;
@@ -15,7 +18,16 @@ extern "C" __global__ void __launch_bounds__(TG_BLOCK) TG_NAME(const TgBody body
   Index start = 0;
   if (TgBody::kVec > 1 && body.aligned()) {
     const Index vecEnd = TgBody::kNumel / TgBody::kVec * TgBody::kVec;
-    for (Index i = tid * TgBody::kVec; i < vecEnd; i += stride * TgBody::kVec) body.vec(i);
+    const Index step = stride * TgBody::kVec;
+    for (Index base = tid * TgBody::kVec; base < vecEnd; base += step * TG_UNROLL) {
+      TgBody::Regs regs[TG_UNROLL];
+#pragma unroll
+      for (int u = 0; u < TG_UNROLL; ++u)
+        if (base + u * step < vecEnd) body.load(base + u * step, regs[u]);
+#pragma unroll
+      for (int u = 0; u < TG_UNROLL; ++u)
+        if (base + u * step < vecEnd) body.finish(base + u * step, regs[u]);
+    }
     start = vecEnd;
   }
   for (Index i = start + tid; i < TgBody::kNumel; i += stride) body.one(i);
