@@ -64,6 +64,15 @@ remote() {
       --benchmark_out_format=json > "$logs/tg_bench.log" 2>&1
     summary+="tg bench: exit $?\n"
   fi
+  if [[ " $what " == *" sweep "* ]]; then
+    # Sweep of the elementwise kernels' loads per thread step (TG_UNROLL); earlier sweeps of
+    # TG_BLOCKS_PER_SM are in benchmarks/RESULTS.md.
+    for b in 1 2 4; do
+      TG_UNROLL=$b ./tg_bench --benchmark_filter='copy|chain8/.*/fused|gelu/.*/fused' \
+        --benchmark_format=json --benchmark_out="$logs/sweep_$b.json" > "$logs/sweep_$b.log" 2>&1
+      summary+="sweep unroll=$b: $(python3 -c "import json;d=json.load(open('$logs/sweep_$b.json'));print(' '.join('%s=%.1fus' % (b['name'].split('/iter')[0], b.get('median_us', 0)) for b in d['benchmarks']))")\n"
+    done
+  fi
   if [[ " $what " == *" torch "* ]]; then
     PYTHONUNBUFFERED=1 python3 compare_torch.py --out "$out/torch.json" > "$logs/torch.log" 2>&1
     summary+="torch: exit $?\n"

@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <cstdlib>
 #include <sstream>
 
 using namespace mlir;
@@ -206,10 +207,23 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
     os << "    tg_store_vec(out" << j << " + i, y" << j << ");\n";
   os << "  }\n};\n";
 
-  const int block = 256, unroll = 4;
+  // Vector steps per thread whose loads are issued together: 32 bytes per input for 4-byte
+  // types, 64 for 16-bit ones (measured best on an H200, benchmarks/RESULTS.md). TG_UNROLL
+  // overrides it (a tuning knob).
+  const int block = 256;
+  int unroll = narrowest >= 4 ? 2 : 4;
+  if (const char* env = std::getenv("TG_UNROLL"); env && *env)
+    unroll = std::max(1, std::atoi(env));
   int64_t steps = (numel + int64_t(vec) * unroll - 1) / (int64_t(vec) * unroll);
-  int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((steps + block - 1) / block,
-                                                          int64_t(options.smCount) * 4));
+  // Blocks per SM. 0 (the default) sizes the grid to cover the data in one pass: many short
+  // blocks keep loads in flight while others compute, measured 4-11% faster on an H200 than
+  // grid-stride loops over 4, 8 or 16 resident blocks per SM (benchmarks/RESULTS.md).
+  // TG_BLOCKS_PER_SM > 0 caps the grid at that many blocks per SM (grid-stride).
+  int64_t perSm = 0;
+  if (const char* env = std::getenv("TG_BLOCKS_PER_SM"); env && *env) perSm = std::atoll(env);
+  int64_t blocks = (steps + block - 1) / block;
+  if (perSm > 0) blocks = std::min<int64_t>(blocks, int64_t(options.smCount) * perSm);
+  blocks = std::max<int64_t>(blocks, 1);
   std::ostringstream summary;
   int ops = 0;
   for (Operation& op : body)
