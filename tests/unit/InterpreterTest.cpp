@@ -481,3 +481,37 @@ func.func @caller(%a: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 }  // namespace
+
+namespace {
+
+// f32InsideFusions: an elementwise fusion keeps bf16 values in f32 until its yield, as the
+// generated kernels do; op by op, every result rounds to bf16.
+TEST(InterpreterFusionSemantics, Bf16StaysInF32InsideAFusion) {
+  const char* ir = R"mlir(
+    func.func @f(%a: tensor<2xbf16>, %b: tensor<2xbf16>) -> tensor<2xbf16> {
+      %r = tg.fusion elementwise(%a, %b) : (tensor<2xbf16>, tensor<2xbf16>) -> tensor<2xbf16> {
+      ^bb0(%x: tensor<2xbf16>, %y: tensor<2xbf16>):
+        %s = tg.add %x, %y : tensor<2xbf16>
+        %d = tg.sub %s, %x : tensor<2xbf16>
+        tg.yield %d : tensor<2xbf16>
+      }
+      return %r : tensor<2xbf16>
+    })mlir";
+  std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
+  mlir::OwningOpRef<mlir::ModuleOp> m =
+      mlir::parseSourceString<mlir::ModuleOp>(ir, &tg::compiler::sharedContext());
+  ASSERT_TRUE(m);
+  auto func = *m->getOps<mlir::func::FuncOp>().begin();
+  // 256 + 1: the sum rounds to 256 in bf16 (8 bits), so (a + b) - a is 0 op by op, 1 in f32.
+  std::vector<tg::ref::HostTensor> args = {
+      tg::ref::HostTensor::fromFloats(tg::DType::BF16, {2}, std::vector<float>{256.0f, 3.0f}),
+      tg::ref::HostTensor::fromFloats(tg::DType::BF16, {2}, std::vector<float>{1.0f, 0.5f})};
+  std::vector<float> opByOp = tg::ref::interpret(func, args)[0].toFloats();
+  tg::ref::InterpretOptions inF32;
+  inF32.f32InsideFusions = true;
+  std::vector<float> fused = tg::ref::interpret(func, args, inF32)[0].toFloats();
+  EXPECT_EQ(opByOp, (std::vector<float>{0.0f, 0.5f}));
+  EXPECT_EQ(fused, (std::vector<float>{1.0f, 0.5f}));
+}
+
+}  // namespace

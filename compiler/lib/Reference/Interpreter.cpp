@@ -55,8 +55,37 @@ std::string opText(Operation* op) {
   return s;
 }
 
-/// Evaluates the ops of `block` in order; returns the values its terminator passes on.
-std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTensor>& values) {
+bool isHalf(DType d) { return d == DType::BF16 || d == DType::F16; }
+
+HostTensor castTo(const HostTensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  graph::OpAttrs attrs;
+  attrs.dtype = dtype;
+  return evaluate(graph::OpKind::Cast, attrs, std::span<const HostTensor>(&t, 1));
+}
+
+/// A value as an f32-inside-fusions kernel holds it: 16-bit floats widened (exactly) to f32.
+HostTensor widened(const HostTensor& t) { return isHalf(t.dtype()) ? castTo(t, DType::F32) : t; }
+
+std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTensor>& values,
+                                      const InterpretOptions& options, bool inF32);
+
+/// An elementwise fusion evaluated as its kernel: f32 inside, rounded at the yield.
+std::vector<HostTensor> evaluateFusionInF32(ir::FusionOp fusion,
+                                            llvm::DenseMap<Value, HostTensor>& inner,
+                                            const InterpretOptions& options) {
+  Block& body = fusion.getBody().front();
+  for (BlockArgument arg : body.getArguments()) inner[arg] = widened(inner[arg]);
+  std::vector<HostTensor> results = evaluateBlock(body, inner, options, /*inF32=*/true);
+  for (auto [r, type] : llvm::zip(results, fusion.getResultTypes()))
+    if (std::optional<graph::TensorType> t = ir::typeOf(type)) r = castTo(r, t->dtype);
+  return results;
+}
+
+/// Evaluates the ops of `block` in order; returns the values its terminator passes on. With
+/// `inF32` (inside an elementwise fusion, f32InsideFusions), 16-bit floats are kept in f32.
+std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTensor>& values,
+                                      const InterpretOptions& options, bool inF32) {
   auto lookup = [&](Value v) -> const HostTensor& {
     auto it = values.find(v);
     if (it == values.end()) throw Error("interpreter: use of a value that was never computed");
@@ -73,7 +102,10 @@ std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTe
       llvm::DenseMap<Value, HostTensor> inner;
       for (auto [arg, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
         inner[arg] = lookup(input);
-      std::vector<HostTensor> results = evaluateBlock(body, inner);
+      std::vector<HostTensor> results =
+          options.f32InsideFusions && fusion.getKind() == ir::FusionKind::elementwise
+              ? evaluateFusionInF32(fusion, inner, options)
+              : evaluateBlock(body, inner, options, /*inF32=*/false);
       for (auto [res, value] : llvm::zip(fusion.getResults(), results)) values[res] = value;
       continue;
     }
@@ -82,7 +114,7 @@ std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTe
       if (!dense)
         throw Error("interpreter: only dense constants are supported",
                     compiler::sourceLocOf(op.getLoc()));
-      values[constant.getResult()] = hostFromElements(dense);
+      values[constant.getResult()] = inF32 ? widened(hostFromElements(dense)) : hostFromElements(dense);
       continue;
     }
     std::optional<ir::OpDescription> desc = ir::describeOp(&op);
@@ -91,14 +123,18 @@ std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTe
                   compiler::sourceLocOf(op.getLoc()));
     std::vector<HostTensor> operands;
     for (Value v : op.getOperands()) operands.push_back(lookup(v));
-    values[op.getResult(0)] = evaluate(desc->kind, desc->attrs, operands);
+    HostTensor result = evaluate(desc->kind, desc->attrs, operands);
+    // In f32: ops compute on the widened values; an explicit cast to bf16/f16 rounds, and the
+    // rounded value is held in f32 again.
+    values[op.getResult(0)] = inF32 ? widened(result) : result;
   }
   throw Error("interpreter: block has no terminator");
 }
 
 }  // namespace
 
-std::vector<HostTensor> interpret(func::FuncOp func, std::span<const HostTensor> args) {
+std::vector<HostTensor> interpret(func::FuncOp func, std::span<const HostTensor> args,
+                                  const InterpretOptions& options) {
   if (func.isExternal()) throw Error("interpreter: function @" + func.getSymName().str() +
                                      " has no body");
   Block& entry = func.getBody().front();
@@ -117,7 +153,7 @@ std::vector<HostTensor> interpret(func::FuncOp func, std::span<const HostTensor>
                   given.str());
     values[arg] = args[i];
   }
-  return evaluateBlock(entry, values);
+  return evaluateBlock(entry, values, options, /*inF32=*/false);
 }
 
 }  // namespace tg::ref

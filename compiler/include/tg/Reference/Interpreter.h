@@ -16,9 +16,17 @@
 
 namespace tg::ref {
 
+struct InterpretOptions {
+  /// Evaluate elementwise tg.fusion regions as the generated kernels do: bf16/f16 values stay
+  /// in f32 inside the region and are rounded only where they leave it (tg.yield) or are cast
+  /// explicitly. Off: every op rounds its result to its dtype (the op-by-op semantics).
+  bool f32InsideFusions = false;
+};
+
 /// Evaluates `func` on `args` and returns its results. Throws tg::Error when the arguments do
 /// not match the signature or the function holds an op the interpreter cannot run.
-std::vector<HostTensor> interpret(mlir::func::FuncOp func, std::span<const HostTensor> args);
+std::vector<HostTensor> interpret(mlir::func::FuncOp func, std::span<const HostTensor> args,
+                                  const InterpretOptions& options = {});
 
 /// The elements of a dense tg.constant as a host tensor.
 HostTensor hostFromElements(mlir::DenseElementsAttr elements);
