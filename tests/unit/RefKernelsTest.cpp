@@ -15,6 +15,7 @@
 //  - a few ulps for f32 results of the C library's f32 functions, stated per op.
 //
 //===----------------------------------------------------------------------===//
+#include "ByteAccess.h"
 #include "tg/Reference/RefKernels.h"
 
 #include "tg/Graph/ShapeRules.h"
@@ -121,68 +122,8 @@ int64_t ordinal(DType dtype, double v) {
 // Host tensors written and read byte-wise
 //===----------------------------------------------------------------------===//
 
-void store(HostTensor& t, int64_t i, double v) {
-  std::byte* p = t.mutableData() + i * tg::dtype_size(t.dtype());
-  switch (t.dtype()) {
-    case DType::F32: {
-      float f = static_cast<float>(v);
-      std::memcpy(p, &f, 4);
-      return;
-    }
-    case DType::F16: {
-      uint16_t h = tg::float_to_f16(static_cast<float>(v));
-      std::memcpy(p, &h, 2);
-      return;
-    }
-    case DType::BF16: {
-      uint16_t h = tg::float_to_bf16(static_cast<float>(v));
-      std::memcpy(p, &h, 2);
-      return;
-    }
-    case DType::I32: {
-      int32_t x = static_cast<int32_t>(v);
-      std::memcpy(p, &x, 4);
-      return;
-    }
-    case DType::Bool: {
-      uint8_t b = v != 0 ? 1 : 0;
-      std::memcpy(p, &b, 1);
-      return;
-    }
-  }
-}
-
-double load(const HostTensor& t, int64_t i) {
-  const std::byte* p = t.data() + i * tg::dtype_size(t.dtype());
-  switch (t.dtype()) {
-    case DType::F32: {
-      float f;
-      std::memcpy(&f, p, 4);
-      return f;
-    }
-    case DType::F16: {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      return tg::f16_to_float(h);
-    }
-    case DType::BF16: {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      return tg::bf16_to_float(h);
-    }
-    case DType::I32: {
-      int32_t x;
-      std::memcpy(&x, p, 4);
-      return x;
-    }
-    case DType::Bool: {
-      uint8_t b;
-      std::memcpy(&b, p, 1);
-      return b;
-    }
-  }
-  return 0;
-}
+using tgtest::load;
+using tgtest::store;
 
 /// A tensor holding `values` (each must be representable in `dtype`).
 HostTensor make(DType dtype, const Shape& shape, const std::vector<double>& values) {

@@ -25,7 +25,7 @@ const std::vector<std::string>& artifactStages() {
   return stages;
 }
 
-static std::string print(ModuleOp module) {
+std::string printModule(ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
   OpPrintingFlags flags;
@@ -58,9 +58,9 @@ rt::Plan compile(ModuleOp module, const PipelineOptions& options, const Artifact
   if (failed(verify(module)))
     throw Error("the graph does not verify:\n" + errors, firstError);
   int step = 0;
-  if (sink) sink({"traced", std::to_string(step++) + "-traced.mlir", print(module)});
+  if (sink) sink({"traced", std::to_string(step++) + "-traced.mlir", printModule(module)});
   FailureOr<rt::Plan> plan = compileToPlan(module, options, [&](const std::string& stage, ModuleOp m) {
-    if (sink) sink({stage, std::to_string(step++) + "-" + stage + ".mlir", print(m)});
+    if (sink) sink({stage, std::to_string(step++) + "-" + stage + ".mlir", printModule(m)});
   });
   if (failed(plan)) throw Error("compilation failed:\n" + errors, firstError);
   if (sink) {

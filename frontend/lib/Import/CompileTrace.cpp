@@ -27,14 +27,6 @@ namespace tg::detail {
 
 namespace {
 
-std::string printModule(ModuleOp module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  OpPrintingFlags flags;
-  flags.elideLargeElementsAttrs(16);
-  module.print(os, flags);
-  return text;
-}
 
 /// Runs a compiled module with the reference interpreter (CPU tensors).
 class InterpretedProgram : public Program {
@@ -123,7 +115,7 @@ std::string importedIr(const Trace& trace, const std::string& name) {
   std::lock_guard<std::mutex> lock(compiler::compileMutex());
   MLIRContext& context = compiler::sharedContext();
   OwningOpRef<ModuleOp> module = importTrace(trace, context, name);
-  return printModule(*module);
+  return compiler::printModule(*module);
 }
 
 std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& options,
@@ -131,7 +123,7 @@ std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& opti
   std::lock_guard<std::mutex> lock(compiler::compileMutex());
   MLIRContext& context = compiler::sharedContext();
   OwningOpRef<ModuleOp> module = importTrace(trace, context, name);
-  std::string traced = printModule(*module);
+  std::string traced = compiler::printModule(*module);
   rt::Gpu* gpu = device == Device::CUDA ? rt::Gpu::get() : nullptr;
   if (device == Device::CUDA && !gpu)
     throw Error("jit: '" + name + "' runs on cuda but no CUDA device is available (" +

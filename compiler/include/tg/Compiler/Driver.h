@@ -29,6 +29,9 @@ struct Artifact {
 
 using ArtifactSink = std::function<void(const Artifact&)>;
 
+/// The module as text, large constants elided (dumps, JitFunction::ir()).
+std::string printModule(mlir::ModuleOp module);
+
 /// Every stage name, in order, as `tgc dump --stage` accepts them.
 const std::vector<std::string>& artifactStages();
 

@@ -42,7 +42,8 @@ struct KernelKey {
 };
 
 /// The NVRTC flags every tg kernel is compiled with. --fmad=false keeps a * b + c two rounded
-/// operations, as the reference computes it, so fused and unfused kernels agree bit for bit.
+/// operations, as the reference computes it (f32 fused and unfused kernels then agree bit for
+/// bit).
 const std::vector<std::string>& defaultNvrtcOptions();
 
 class KernelCache {

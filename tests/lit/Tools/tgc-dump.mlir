@@ -1,0 +1,25 @@
+// `tgc dump` prints every stage without a GPU; --stage picks stages.
+// RUN: tgc dump %s --arch=sm_80 --stage=fuse,remarks,schedule,cuda | FileCheck %s
+// CHECK: ===== fuse: 3-fuse.mlir =====
+// CHECK: tg.fusion elementwise
+// CHECK: tg.fusion reduction
+// CHECK: ===== remarks: remarks.txt =====
+// CHECK: remark: {{.*}}not fused into 'tg.reduce_sum'
+// CHECK: ===== schedule: plan.txt =====
+// CHECK: plan @g for sm_80: 2 kernel(s), 2 launch(es)
+// CHECK: ===== cuda: tg_e0_exp_mul.cu =====
+// CHECK: struct TgBody
+// CHECK: extern "C" __global__ void __launch_bounds__(TG_BLOCK) TG_NAME
+// CHECK-NOT: ===== ptx
+// RUN: not tgc dump %s --stage=bogus 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: tgc: error: unknown stage 'bogus'
+// RUN: not tgc dump %t.nonexistent.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
+// NOFILE: tgc: error: cannot read '{{.*}}nonexistent.mlir'
+
+func.func @g(%x: tensor<64x32xf32>) -> tensor<64xf32> {
+  %c = tg.constant dense<2.0> : tensor<64x32xf32>
+  %e = tg.exp %x : tensor<64x32xf32>
+  %m = tg.mul %e, %c : tensor<64x32xf32>
+  %s = tg.reduce_sum %m axes = [1] : tensor<64x32xf32> to tensor<64xf32>
+  return %s : tensor<64xf32>
+}
