@@ -18,7 +18,7 @@ prepare() {
   "$root/scripts/build.sh"
   local build="${TG_BUILD_DIR:-$root/build}"
   rm -rf "$stage" && mkdir -p "$stage"
-  for bin in tests/gpu/tg_gpu_tests benchmarks/tg_bench tools/tgc examples/mlp_block; do
+  for bin in tests/gpu/tg_gpu_tests benchmarks/tg_bench tools/tgc examples/mlp_block examples/graph_break; do
     cp "$build/$bin" "$stage/"
   done
   strip "$stage"/* 2>/dev/null || true
@@ -58,6 +58,8 @@ remote() {
   if [[ " $what " == *" demo "* ]]; then
     ./mlp_block > "$logs/demo.log" 2>&1
     summary+="demo: exit $? | $(tail -2 "$logs/demo.log" | tr '\n' ' ')\n"
+    ./graph_break > "$logs/graph_break.log" 2>&1
+    summary+="graph_break: exit $? | $(tail -1 "$logs/graph_break.log")\n"
   fi
   if [[ " $what " == *" bench "* ]]; then
     ./tg_bench --benchmark_format=json --benchmark_out="$out/tg_bench.json" \

@@ -31,10 +31,10 @@ static void checkUsable(const Tensor& t, std::string_view op, const Loc& loc, Tr
 }
 
 /// Eager execution of one op on the GPU: the op is compiled as a one-node graph, once per
-/// (op, attributes, operand types), and its program replayed afterwards.
-static Tensor applyOnGpu(OpKind kind, const graph::OpAttrs& attrs,
-                         const std::vector<Tensor>& operands, const graph::TensorType& result,
-                         const Loc& loc) {
+/// (op, attributes, operand types), and its program replayed afterwards. Returns the op's
+/// result (an undefined tensor for tg.check, which has none).
+Tensor applyOnGpu(OpKind kind, const graph::OpAttrs& attrs, const std::vector<Tensor>& operands,
+                  const graph::TensorType& result, const Loc& loc) {
   requireGpu(std::string(graph::opName(kind)).c_str(), loc);
   Trace trace;
   trace.numArgs = operands.size();
@@ -51,7 +51,7 @@ static Tensor applyOnGpu(OpKind kind, const graph::OpAttrs& attrs,
   node.type = result;
   for (size_t i = 0; i < operands.size(); ++i) node.operands.push_back(static_cast<int>(i));
   trace.nodes.push_back(std::move(node));
-  trace.outputs = {static_cast<int>(operands.size())};
+  if (kind != OpKind::Check) trace.outputs = {static_cast<int>(operands.size())};
 
   static std::mutex mutex;
   static std::unordered_map<std::string, std::unique_ptr<Program>> programs;
@@ -70,7 +70,8 @@ static Tensor applyOnGpu(OpKind kind, const graph::OpAttrs& attrs,
     }
     program = slot.get();
   }
-  return program->run(operands).at(0);
+  std::vector<Tensor> results = program->run(operands);
+  return results.empty() ? Tensor() : results[0];
 }
 
 Tensor apply(OpKind kind, const graph::OpAttrs& attrs, const std::vector<Tensor>& operands,

@@ -1,30 +1,21 @@
-//===- Jit.cpp - Signature cache, tracing and replay of jit functions -----===//
+//===- Jit.cpp - Signature cache, recompiles and replay of jit functions --===//
 //
-// The per-call path: compute the call's signature (dtype, shape and device of each argument),
-// find its compiled program, run it. A miss traces the lambda on symbolic tensors and compiles
-// the trace. MLIR-free: compilation is behind compileTrace().
+// The per-call path: compute the call's signature (dtype, shape and device of each argument)
+// and find its entry. A break-free entry replays its compiled graph without running the
+// lambda. Otherwise the lambda runs with tracing (Segments.cpp): graphs are found in the
+// function's cache by structural key, so only segments never seen before are compiled.
+// MLIR-free: compilation is behind compileTrace().
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Frontend/Dispatch.h"
-#include "tg/Frontend/Program.h"
-#include "tg/Frontend/Tracer.h"
+#include "tg/Frontend/JitState.h"
 
 #include <cctype>
+#include <cstdio>
 
 namespace tg::detail {
 
 namespace {
-
-struct Signature {
-  std::vector<graph::TensorType> types;
-  Device device = Device::CPU;
-  bool operator==(const Signature&) const = default;
-};
-
-struct Entry {
-  Signature signature;
-  std::unique_ptr<Program> program;
-};
 
 /// "jit_mlp_cpp_42" from ".../mlp.cpp:42": a readable, valid MLIR symbol name.
 std::string defaultName(const SourceLoc& loc) {
@@ -36,48 +27,10 @@ std::string defaultName(const SourceLoc& loc) {
   return name;
 }
 
-}  // namespace
-
-struct JitCore::State {
-  JitOptions options;
-  SourceLoc definedAt;
-  std::string name;
-  std::vector<std::unique_ptr<Entry>> entries;
-  Entry* last = nullptr;
-};
-
-JitCore::JitCore(JitOptions options, Loc definedAt) : state_(std::make_unique<State>()) {
-  state_->definedAt = SourceLoc::from(definedAt);
-  state_->name = options.name.empty() ? defaultName(state_->definedAt) : options.name;
-  state_->options = std::move(options);
-}
-
-JitCore::~JitCore() = default;
-
-bool JitCore::tracing() { return Tracer::current() != nullptr; }
-
-std::string JitCore::ir() const { return state_->last ? state_->last->program->ir() : ""; }
-
-std::string JitCore::traceIr(const std::vector<TensorSpec>& specs, const TraceFn& fn) const {
-  auto tracer = std::make_shared<Tracer>(specs.size());
-  std::vector<Tensor> symbolic;
-  for (size_t i = 0; i < specs.size(); ++i)
-    symbolic.push_back(
-        tracer->addArgument(tracer, i, {specs[i].dtype, specs[i].shape}, Device::CPU));
-  try {
-    Tracer::Scope scope(tracer.get());
-    tracer->setOutputs(fn(symbolic));
-  } catch (...) {
-    tracer->finish();
-    throw;
-  }
-  tracer->finish();
-  return importedIr(tracer->trace(), state_->name);
-}
-
-static Signature signatureOf(const std::vector<Tensor>& inputs, const SourceLoc& where) {
+Signature signatureOf(const std::vector<Tensor>& inputs, const SourceLoc& where) {
   Signature sig;
   sig.device = inputs.empty() ? default_device() : Device::CPU;
+  sig.types.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
     if (!t.defined())
@@ -96,40 +49,159 @@ static Signature signatureOf(const std::vector<Tensor>& inputs, const SourceLoc&
   return sig;
 }
 
+/// Why `now` needs a compilation that `before` did not: the first field that differs.
+std::string recompileReason(const Signature& before, const Signature& now) {
+  if (before.types.size() != now.types.size())
+    return "number of inputs " + std::to_string(before.types.size()) + " -> " +
+           std::to_string(now.types.size());
+  if (before.device != now.device)
+    return std::string("device ") + device_name(before.device) + " -> " + device_name(now.device);
+  for (size_t i = 0; i < now.types.size(); ++i) {
+    const graph::TensorType &a = before.types[i], &b = now.types[i];
+    if (a.shape != b.shape)
+      return "input " + std::to_string(i) + " shape " + format_shape(a.shape) + " -> " +
+             format_shape(b.shape);
+    if (a.dtype != b.dtype)
+      return "input " + std::to_string(i) + " dtype " + dtype_name(a.dtype) + " -> " +
+             dtype_name(b.dtype);
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+CompiledGraph& JitState::graphFor(const Trace& trace, Device device) {
+  std::string key = std::string(device_name(device)) + "|" + structuralKey(trace);
+  std::unique_ptr<CompiledGraph>& slot = graphs[key];
+  if (slot) {
+    ++report.cacheHits;
+    return *slot;
+  }
+  ++report.cacheMisses;
+  auto graph = std::make_unique<CompiledGraph>();
+  int index = static_cast<int>(graphs.size()) - 1;
+  std::string graphName = index == 0 ? name : name + "_g" + std::to_string(index);
+  try {
+    graph->program = compileTrace(trace, options, device, graphName);
+  } catch (...) {
+    graphs.erase(key);
+    --report.cacheMisses;
+    throw;
+  }
+  graph->info.index = index;
+  for (const TraceNode& n : trace.nodes)
+    if (n.kind != graph::OpKind::Input) ++graph->info.ops;
+  graph->info.kernels = graph->program->kernels();
+  slot = std::move(graph);
+  return *slot;
+}
+
+void JitState::note(std::vector<JitReport::Event>& events, const JitReport::Event& event) {
+  for (JitReport::Event& e : events)
+    if (e.what == event.what && e.loc.file == event.loc.file && e.loc.line == event.loc.line) {
+      ++e.count;
+      return;
+    }
+  events.push_back(event);
+  events.back().count = 1;
+}
+
+struct JitCore::State : JitState {};
+
+JitCore::JitCore(JitOptions options, Loc definedAt) : state_(std::make_unique<State>()) {
+  state_->definedAt = SourceLoc::from(definedAt);
+  state_->name = options.name.empty() ? defaultName(state_->definedAt) : options.name;
+  state_->options = std::move(options);
+  state_->report.name = state_->name;
+  state_->report.definedAt = state_->definedAt;
+  state_->report.recompileLimit = state_->options.recompile_limit;
+}
+
+JitCore::~JitCore() = default;
+
+bool JitCore::tracing() { return Tracer::current() != nullptr; }
+
+std::string JitCore::ir() const {
+  const Entry* last = state_->last;
+  if (!last) return "";
+  if (last->graph) return last->graph->program->ir();
+  std::string all;  // a function with breaks: every segment's graph
+  for (const auto& [key, graph] : state_->graphs) all += graph->program->ir();
+  return all;
+}
+
+JitReport JitCore::report() const {
+  JitReport r = state_->report;
+  r.graphs.clear();
+  for (const auto& [key, graph] : state_->graphs) r.graphs.push_back(graph->info);
+  std::sort(r.graphs.begin(), r.graphs.end(),
+            [](const JitReport::Graph& a, const JitReport::Graph& b) { return a.index < b.index; });
+  return r;
+}
+
+std::string JitCore::traceIr(const std::vector<TensorSpec>& specs, const TraceFn& fn) const {
+  auto tracer = std::make_shared<Tracer>(specs.size());
+  std::vector<Tensor> symbolic;
+  for (size_t i = 0; i < specs.size(); ++i)
+    symbolic.push_back(
+        tracer->addArgument(tracer, i, {specs[i].dtype, specs[i].shape}, Device::CPU));
+  if (specs.empty()) tracer->bind(tracer, Device::CPU);
+  try {
+    Tracer::Scope scope(tracer.get());
+    tracer->setOutputs(fn(symbolic));
+  } catch (...) {
+    tracer->finish();
+    throw;
+  }
+  tracer->finish();
+  return importedIr(tracer->trace(), state_->name);
+}
+
 std::vector<Tensor> JitCore::call(const std::vector<Tensor>& inputs, const TraceFn& fn) {
   State& s = *state_;
+  ++s.report.calls;
   Signature sig = signatureOf(inputs, s.definedAt);
   Entry* entry = nullptr;
   for (const auto& e : s.entries)
     if (e->signature == sig) entry = e.get();
 
+  if (entry && entry->graph) {  // break-free: replay without running the lambda
+    ++s.report.replays;
+    ++entry->graph->info.runs;
+    s.last = entry;
+    if (entry->captures.empty()) return entry->graph->program->run(inputs);
+    std::vector<Tensor> all = inputs;
+    all.insert(all.end(), entry->captures.begin(), entry->captures.end());
+    return entry->graph->program->run(all);
+  }
+
   if (!entry) {
-    auto tracer = std::make_shared<Tracer>(inputs.size());
-    std::vector<Tensor> symbolic;
-    for (size_t i = 0; i < inputs.size(); ++i)
-      symbolic.push_back(tracer->addArgument(tracer, i, sig.types[i], sig.device));
-    std::vector<Tensor> outputs;
-    try {
-      Tracer::Scope scope(tracer.get());
-      outputs = fn(symbolic);
-      for (size_t i = 0; i < outputs.size(); ++i)
-        if (!outputs[i].defined())
-          throw Error("jit: result " + std::to_string(i) + " of the lambda is undefined",
-                      s.definedAt);
-      tracer->setOutputs(outputs);
-    } catch (...) {
-      tracer->finish();
-      throw;
-    }
-    tracer->finish();
+    if (s.last) s.report.recompiles.push_back(recompileReason(s.last->signature, sig));
     auto created = std::make_unique<Entry>();
-    created->signature = std::move(sig);
-    created->program = compileTrace(tracer->trace(), s.options, created->signature.device, s.name);
+    created->signature = sig;
     entry = created.get();
     s.entries.push_back(std::move(created));
+    if (static_cast<int>(s.entries.size()) > s.options.recompile_limit &&
+        !s.report.recompileLimitExceeded) {
+      s.report.recompileLimitExceeded = true;
+      std::fprintf(stderr,
+                   "tg: warning: jit function '%s' (%s) has compiled %zu signatures, more than "
+                   "its recompile_limit of %d; last: %s. Pass tensors of fixed shapes, or raise "
+                   "JitOptions::recompile_limit.\n",
+                   s.name.c_str(), s.definedAt.str().c_str(), s.entries.size(),
+                   s.options.recompile_limit, s.report.recompiles.back().c_str());
+    }
   }
   s.last = entry;
-  return entry->program->run(inputs);
+  bool broke = false;
+  CompiledGraph* only = nullptr;
+  std::vector<Tensor> captures;
+  std::vector<Tensor> results = runSegmented(s, inputs, sig, fn, broke, &only, &captures);
+  if (!broke && only) {
+    entry->graph = only;
+    entry->captures = std::move(captures);
+  }
+  return results;
 }
 
 }  // namespace tg::detail

@@ -1,6 +1,7 @@
 //===- Tensor.cpp - Tensor accessors, host reads and printing -------------===//
 #include "tg/Frontend/Dispatch.h"
 #include "tg/Frontend/TensorImpl.h"
+#include "tg/Frontend/SyncPoints.h"
 #include "tg/Frontend/Tracer.h"
 
 #include <cstdio>
@@ -64,68 +65,105 @@ rt::Gpu& requireGpu(const char* what, const Loc& loc) {
   return *gpu;
 }
 
-/// A CPU copy of a CUDA tensor: waits for the device (a sync point).
-static ref::HostTensor copyToHost(const Tensor& t, const Loc& loc) {
-  rt::Gpu& gpu = requireGpu("to_vector", loc);
-  ref::HostTensor host(t.dtype(), t.shape());
-  gpu.copyToHost(host.mutableData(), t.impl().buffer->ptr(), host.nbytes());
-  return host;
-}
-/// The data of `t` on the host, for a read by the user (a sync point).
-static ref::HostTensor readToHost(const Tensor& t, const char* what, const Loc& loc) {
-  if (!t.defined()) fail(what, "the tensor is undefined (default-constructed)", loc);
-  if (t.impl().symbolic())
-    fail(what,
-         "reading a traced tensor's value inside tg::jit needs a graph break, which this "
-         "version of tg does not support yet; return the tensor from the lambda and read it "
-         "after the call",
-         loc);
-  if (t.device() == Device::CUDA) return copyToHost(t, loc);
+
+/// The data of `t` on the host, for a read by the user. Inside tg::jit a read of a traced
+/// tensor is a graph break; a read of a CUDA tensor waits for the device (a sync point). Both
+/// are recorded with `loc`, and checks that failed since the last sync point are raised.
+static ref::HostTensor readToHost(const Tensor& t, const char* what, const char* hint,
+                                  const SourceLoc& loc, bool approximateLocation = false) {
+  if (!t.defined())
+    throw Error(std::string(what) + ": the tensor is undefined (default-constructed)", loc);
+  if (t.impl().symbolic()) graphBreak(t, what, hint, loc, approximateLocation);  // now concrete
+  if (t.device() == Device::CUDA) {
+    if (!Tracer::current())
+      recordSync(what, "copies a CUDA tensor to the host: waits for every queued kernel", hint,
+                 loc);
+    rt::Gpu* gpu = rt::Gpu::get();
+    if (!gpu) throw Error(std::string(what) + ": no CUDA device is available", loc);
+    ref::HostTensor host(t.dtype(), t.shape());
+    gpu->copyToHost(host.mutableData(), t.impl().buffer->ptr(), host.nbytes());
+    raiseFailedChecks();
+    return host;
+  }
+  raiseFailedChecks();
   return hostOf(t);
 }
+
+constexpr const char* kToVectorHint =
+    "return the tensor from the jit function and read it after the call";
+constexpr const char* kItemHint =
+    "keep the decision on the device (tg::where), check conditions with tg::check, or read "
+    "the value after the loop or every N steps";
+constexpr const char* kBoolHint =
+    "use tg::where for a data-dependent select, or tg::check for a condition that must hold";
 
 }  // namespace detail
 
 template <>
 std::vector<float> Tensor::to_vector<float>(Loc loc) const {
-  return detail::readToHost(*this, "to_vector", loc).toFloats();
+  return detail::readToHost(*this, "to_vector()", detail::kToVectorHint, SourceLoc::from(loc))
+      .toFloats();
 }
 
 template <>
 std::vector<int32_t> Tensor::to_vector<int32_t>(Loc loc) const {
-  return detail::readToHost(*this, "to_vector", loc).toInts();
+  return detail::readToHost(*this, "to_vector()", detail::kToVectorHint, SourceLoc::from(loc))
+      .toInts();
 }
 
 template <>
 std::vector<bool> Tensor::to_vector<bool>(Loc loc) const {
-  std::vector<int32_t> ints = detail::readToHost(*this, "to_vector", loc).toInts();
+  std::vector<int32_t> ints =
+      detail::readToHost(*this, "to_vector()", detail::kToVectorHint, SourceLoc::from(loc))
+          .toInts();
   return std::vector<bool>(ints.begin(), ints.end());
 }
 
-template <typename T>
-static T itemOf(const Tensor& t, const Loc& loc) {
+/// The only element of `t` as a host tensor: a graph break or a sync point (readToHost).
+static ref::HostTensor onlyElement(const Tensor& t, const char* what, const char* hint,
+                                   const SourceLoc& loc, bool approximateLocation = false) {
   if (t.defined() && t.numel() != 1)
-    detail::fail("item", "needs a tensor with exactly one element, got " +
-                             graph::TensorType{t.dtype(), t.shape()}.str(),
-                 loc);
-  return t.to_vector<T>(loc).at(0);
+    throw Error(std::string(what) + ": needs a tensor with exactly one element, got " +
+                    graph::TensorType{t.dtype(), t.shape()}.str(),
+                loc);
+  return detail::readToHost(t, what, hint, loc, approximateLocation);
 }
 
 template <>
-float Tensor::item<float>(Loc loc) const { return itemOf<float>(*this, loc); }
+float Tensor::item<float>(Loc loc) const {
+  return onlyElement(*this, "item()", detail::kItemHint, SourceLoc::from(loc)).floatAt(0);
+}
 template <>
-int32_t Tensor::item<int32_t>(Loc loc) const { return itemOf<int32_t>(*this, loc); }
+int32_t Tensor::item<int32_t>(Loc loc) const {
+  return onlyElement(*this, "item()", detail::kItemHint, SourceLoc::from(loc)).intAt(0);
+}
 template <>
-bool Tensor::item<bool>(Loc loc) const { return itemOf<bool>(*this, loc); }
+bool Tensor::item<bool>(Loc loc) const {
+  return onlyElement(*this, "item()", detail::kItemHint, SourceLoc::from(loc)).intAt(0) != 0;
+}
 
-Tensor::operator bool() const { return item<float>() != 0.0f; }
+Tensor::operator bool() const {
+  // C++ gives operator bool no std::source_location: inside a trace, report the line of the op
+  // that computed the value (the nearest recorded place) and say so.
+  SourceLoc loc;
+  bool approximate = false;
+  if (defined() && impl().symbolic() && impl().tracer) {
+    loc = impl().tracer->trace().nodes.at(impl().value).loc;
+    approximate = true;
+  }
+  return onlyElement(*this, "operator bool", detail::kBoolHint, loc, approximate).floatAt(0) !=
+         0.0f;
+}
 
 Tensor Tensor::to(Device device, Loc loc) const {
   if (!defined()) detail::fail("to", "the tensor is undefined (default-constructed)", loc);
   if (device == this->device()) return *this;
   if (impl().symbolic())
     detail::fail("to", "cannot move a traced tensor between devices inside tg::jit", loc);
-  if (device == Device::CPU) return detail::wrapHost(detail::copyToHost(*this, loc));
+  if (device == Device::CPU)
+    return detail::wrapHost(detail::readToHost(
+        *this, ".to(cpu)", "keep tensors on the device until the host needs them",
+        SourceLoc::from(loc)));
   return detail::fromHost(detail::hostOf(*this), Device::CUDA, loc);
 }
 

@@ -9,6 +9,20 @@ static thread_local Tracer* currentTracer = nullptr;
 
 Tracer* Tracer::current() { return currentTracer; }
 
+Tracer* Tracer::exchangeCurrent(Tracer* tracer) {
+  Tracer* previous = currentTracer;
+  currentTracer = tracer;
+  return previous;
+}
+
+std::vector<Tensor> Tracer::liveSymbolic() const {
+  std::vector<Tensor> live;
+  for (const std::weak_ptr<TensorImpl>& w : created_)
+    if (std::shared_ptr<TensorImpl> impl = w.lock(); impl && impl->symbolic())
+      live.push_back(Tensor(std::move(impl)));
+  return live;
+}
+
 Tracer::Scope::Scope(Tracer* tracer) : previous_(currentTracer) { currentTracer = tracer; }
 Tracer::Scope::~Scope() { currentTracer = previous_; }
 
@@ -18,6 +32,7 @@ Tensor Tracer::symbolic(int node) {
   impl->device = device_;
   impl->tracer = self_.lock();
   impl->value = node;
+  created_.push_back(impl);
   return Tensor(std::move(impl));
 }
 
@@ -99,7 +114,8 @@ std::string structuralKey(const Trace& trace) {
     s += std::to_string(a.keepDims) + std::to_string(static_cast<int>(a.predicate)) +
          std::to_string(static_cast<int>(a.dtype)) + std::to_string(static_cast<int>(a.gelu)) +
          std::to_string(a.axis) + "," + hexDouble(a.epsilon) + std::to_string(a.hasWeight) +
-         std::to_string(a.hasBias) + std::to_string(a.transposeA) + std::to_string(a.transposeB);
+         std::to_string(a.hasBias) + std::to_string(a.transposeA) + std::to_string(a.transposeB) +
+         "#" + std::to_string(a.checkId);
     s += "@" + std::to_string(n.inputIndex);
     if (n.kind == graph::OpKind::Constant) {
       s += n.splat ? "splat" : "dense";

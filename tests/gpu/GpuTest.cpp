@@ -859,3 +859,71 @@ TEST(GpuJit, ReplayWithChangingInputs) {
 }
 
 }  // namespace
+
+//===----------------------------------------------------------------------===//
+// (g) Graph breaks, tg::check and sync points on the GPU
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+TEST(GpuBreaks, SegmentsRunOnTheGpuAndMatchTheCpu) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  auto fn = [](const Tensor& x) {
+    Tensor y = tg::exp(x * 0.5f);
+    float m = tg::max(y).item();  // graph break
+    if (m > 1.0f) return y / m;   // data-dependent branch
+    return y;
+  };
+  auto f = tg::jit(fn);
+  Tensor cpu = tg::randn({1000}, DType::F32, 5, Device::CPU);
+  Tensor got = f(cpu.to(Device::CUDA));
+  EXPECT_EQ(got.device(), Device::CUDA);
+  std::vector<float> g = got.to_vector(), w = fn(cpu).to_vector();
+  ASSERT_EQ(g.size(), w.size());
+  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], w[i], 2e-6f * std::fabs(w[i])) << i;
+  tg::JitReport r = f.report();
+  EXPECT_EQ(r.breaks.size(), 1u);
+  ASSERT_EQ(r.graphs.size(), 2u);
+  EXPECT_GT(r.graphs[0].kernels, 0u);  // compiled kernels, not the interpreter
+  uint64_t misses = r.cacheMisses;
+  (void)f(cpu.to(Device::CUDA)).to_vector();
+  EXPECT_EQ(f.report().cacheMisses, misses);  // no recompiles
+}
+
+TEST(GpuBreaks, ChecksFailAsynchronouslyWithTheirLine) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  unsigned line = 0;
+  auto f = tg::jit([&](const Tensor& x) {
+    line = __LINE__ + 1;
+    tg::check(x > 0.0f, "x must be positive (GPU)");
+    return x * 2.0f;
+  });
+  Tensor good = tg::full({64}, 1.0, DType::F32, Device::CUDA);
+  EXPECT_NO_THROW((void)f(good).to_vector());
+  Tensor bad = tg::full({64}, -1.0, DType::F32, Device::CUDA);
+  Tensor y = f(bad);  // no wait here
+  try {
+    (void)y.to_vector();
+    FAIL() << "expected the check to fail";
+  } catch (const tg::Error& e) {
+    EXPECT_EQ(e.location().line, line);
+    EXPECT_NE(std::string(e.what()).find("x must be positive (GPU)"), std::string::npos);
+  }
+  EXPECT_NO_THROW((void)y.to_vector());  // raised once
+  EXPECT_TRUE(f.report().breaks.empty());
+}
+
+TEST(GpuBreaks, HostReadsOfCudaTensorsAreSyncPoints) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  tg::clear_sync_points();
+  Tensor x = tg::full({4}, 2.0, DType::F32, Device::CUDA);
+  unsigned line = __LINE__ + 1;
+  float v = tg::sum(x).item();
+  EXPECT_EQ(v, 8.0f);
+  std::vector<tg::JitReport::Event> events = tg::sync_points();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].what, "item()");
+  EXPECT_EQ(events[0].loc.line, line);
+}
+
+}  // namespace

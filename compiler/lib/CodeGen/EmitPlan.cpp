@@ -55,6 +55,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
   plan.arch = options.arch;
   Block& block = func.getBody().front();
   llvm::DenseMap<Value, int> bufferOf;
+  int checkFlag = -1;
 
   for (BlockArgument arg : block.getArguments()) {
     rt::PlanBuffer b;
@@ -80,6 +81,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
       continue;
     }
     auto assignments = op.getAttrOfType<ArrayAttr>(kBuffersAttr);
+    if (op.getNumResults() == 0) assignments = ArrayAttr::get(op.getContext(), {});
     if (!assignments || assignments.size() != op.getNumResults())
       return op.emitOpError("has no buffer assignment: run tg-plan first");
     for (auto [r, attr] : llvm::zip(op.getResults(), assignments)) {
@@ -116,6 +118,9 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
       case ir::FusionKind::gemm:
         emission = emitMatmul(fusion, name.str(), options);
         break;
+      case ir::FusionKind::check:
+        emission = emitCheck(fusion, name.str(), options);
+        break;
     }
     if (failed(emission)) return failure();
     rt::PlanLaunch launch;
@@ -123,6 +128,17 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     launch.dims = emission->dims;
     for (Value v : fusion.getInputs()) launch.buffers.push_back(bufferOf.lookup(v));
     for (Value v : fusion.getResults()) launch.buffers.push_back(bufferOf.lookup(v));
+    if (fusion.getKind() == ir::FusionKind::check) {
+      if (checkFlag < 0) {
+        rt::PlanBuffer flag;
+        flag.kind = rt::PlanBuffer::Kind::CheckFlag;
+        flag.bytes = 4;
+        flag.label = "tg.check failure flag";
+        checkFlag = static_cast<int>(plan.buffers.size());
+        plan.buffers.push_back(flag);
+      }
+      launch.buffers.push_back(checkFlag);
+    }
     plan.kernels.push_back(std::move(emission->kernel));
     plan.launches.push_back(std::move(launch));
   }

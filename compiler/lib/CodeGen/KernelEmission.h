@@ -20,11 +20,14 @@ struct KernelEmission {
 const char* elementwiseTemplate();
 const char* reductionTemplate();
 const char* matmulSimtTemplate();
+const char* checkTemplate();
 
 mlir::FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
                                                 const CodeGenOptions& options);
 mlir::FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& name,
                                               const CodeGenOptions& options);
+mlir::FailureOr<KernelEmission> emitCheck(ir::FusionOp fusion, const std::string& name,
+                                          const CodeGenOptions& options);
 mlir::FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& name,
                                            const CodeGenOptions& options);
 

@@ -141,6 +141,11 @@ std::optional<OpDescription> describeOp(Operation* op) {
             d.attrs.hasBias = static_cast<bool>(l.getBias());
             return true;
           })
+          .Case([&](CheckOp c) {
+            d.kind = OpKind::Check;
+            d.attrs.checkId = static_cast<int64_t>(c.getId());
+            return true;
+          })
           .Case([&](MatmulOp m) {
             d.kind = OpKind::Matmul;
             d.attrs.transposeA = m.getTransposeA();
@@ -201,6 +206,9 @@ Value createOp(OpBuilder& b, Location loc, OpKind kind, const graph::OpAttrs& at
     case OpKind::Matmul:
       return MatmulOp::create(b, loc, type, operands[0], operands[1], attrs.transposeA,
                               attrs.transposeB);
+    case OpKind::Check:
+      CheckOp::create(b, loc, operands[0], static_cast<uint64_t>(attrs.checkId));
+      return Value();
     case OpKind::Input:
     case OpKind::Constant:
       break;

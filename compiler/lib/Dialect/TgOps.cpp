@@ -68,6 +68,18 @@ LogicalResult CmpOp::inferReturnTypes(MLIRContext* context, std::optional<Locati
 }
 
 //===----------------------------------------------------------------------===//
+// CheckOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CheckOp::verify() {
+  std::optional<graph::TensorType> t = typeOf(getCondition().getType());
+  if (!t || t->dtype != DType::Bool)
+    return emitOpError("condition must be an i1 tensor, got ") << getCondition().getType();
+  if (static_cast<int64_t>(getId()) <= 0) return emitOpError("id must be positive");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // FusionOp
 //===----------------------------------------------------------------------===//
 

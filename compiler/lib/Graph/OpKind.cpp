@@ -36,6 +36,7 @@ std::string_view opName(OpKind kind) {
     case OpKind::Softmax: return "softmax";
     case OpKind::LayerNorm: return "layer_norm";
     case OpKind::Matmul: return "matmul";
+    case OpKind::Check: return "check";
   }
   return "?";
 }

@@ -37,7 +37,7 @@ size_t expectedOperandCount(OpKind kind, const OpAttrs& attrs) {
   if (kind == OpKind::Input || kind == OpKind::Constant) return 0;
   if (isUnaryElementwise(kind) || kind == OpKind::Cast || kind == OpKind::Broadcast ||
       kind == OpKind::Reshape || kind == OpKind::Transpose || isReduction(kind) ||
-      kind == OpKind::Softmax)
+      kind == OpKind::Softmax || kind == OpKind::Check)
     return 1;
   if (kind == OpKind::LayerNorm) return 1 + attrs.hasWeight + attrs.hasBias;
   if (kind == OpKind::Select) return 3;
@@ -287,6 +287,11 @@ std::string inferResultType(OpKind kind, const OpAttrs& attrs,
       return inferLayerNorm(attrs, operands, result);
     case OpKind::Matmul:
       return inferMatmul(attrs, operands[0], operands[1], result);
+    case OpKind::Check:  // no result; `result` is a placeholder
+      if (operands[0].dtype != DType::Bool)
+        return "the condition must be a bool tensor, got " + operands[0].str();
+      result = {DType::Bool, {}};
+      return {};
     default:
       return "unknown op kind";
   }

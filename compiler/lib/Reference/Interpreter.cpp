@@ -5,6 +5,7 @@
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/TgOps.h"
 #include "tg/Reference/RefKernels.h"
+#include "tg/Runtime/CheckRegistry.h"
 #include "tg/Support/Error.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -107,6 +108,13 @@ std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTe
               ? evaluateFusionInF32(fusion, inner, options)
               : evaluateBlock(body, inner, options, /*inF32=*/false);
       for (auto [res, value] : llvm::zip(fusion.getResults(), results)) values[res] = value;
+      continue;
+    }
+    if (auto check = dyn_cast<ir::CheckOp>(op)) {
+      // A failure is recorded; the host raises it at its next sync point.
+      std::vector<int32_t> cond = lookup(check.getCondition()).toInts();
+      if (std::find(cond.begin(), cond.end(), 0) != cond.end())
+        rt::CheckRegistry::instance().fail(static_cast<int64_t>(check.getId()));
       continue;
     }
     if (auto constant = dyn_cast<ir::ConstantOp>(op)) {

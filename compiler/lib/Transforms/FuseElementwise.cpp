@@ -343,10 +343,12 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
 
     SmallVector<Operation*> singles;
     for (Operation& op : block)
-      if (isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp, ir::MatmulOp>(op))
+      if (isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp, ir::MatmulOp, ir::CheckOp>(op))
         singles.push_back(&op);
     for (Operation* op : singles)
-      buildFusion({op}, isa<ir::MatmulOp>(op) ? ir::FusionKind::gemm : ir::FusionKind::reduction);
+      buildFusion({op}, isa<ir::MatmulOp>(op)  ? ir::FusionKind::gemm
+                        : isa<ir::CheckOp>(op) ? ir::FusionKind::check
+                                               : ir::FusionKind::reduction);
 
     eraseDeadOps(block);
     if (!sortTopologically(&block)) return signalPassFailure();

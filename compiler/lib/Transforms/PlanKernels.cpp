@@ -133,6 +133,7 @@ class Arena {
 std::string kernelName(ir::FusionOp fusion, int index) {
   const char* letter = fusion.getKind() == ir::FusionKind::gemm        ? "g"
                        : fusion.getKind() == ir::FusionKind::reduction ? "r"
+                       : fusion.getKind() == ir::FusionKind::check     ? "c"
                                                                        : "e";
   std::string name = "tg_" + std::string(letter) + std::to_string(index);
   int shown = 0, total = 0;

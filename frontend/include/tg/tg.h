@@ -255,7 +255,69 @@ struct JitOptions {
   bool fullgraph = false;
   /// A name for reports and dumps (defaults to the file:line where jit was called).
   std::string name;
+  /// Signatures (dtype, shape, device per argument) compiled before tg warns, once, that the
+  /// function keeps recompiling.
+  int recompile_limit = 8;
 };
+
+/// What tg::jit records about one function (f.report()). Printable; also plain data.
+struct JitReport {
+  /// A graph break or a host/device sync point, where it happened and what to do about it.
+  struct Event {
+    std::string what;    ///< "item()", "to_vector()", "operator bool", "synchronize()", ...
+    std::string reason;  ///< why it breaks the graph or waits for the device
+    std::string hint;    ///< how to avoid it
+    SourceLoc loc;       ///< the user's file:line:function
+    /// True when C++ gave no location (operator bool): `loc` is then the line of the op that
+    /// computed the value, the nearest place tg recorded.
+    bool approximateLocation = false;
+    uint64_t count = 0;  ///< how many times it happened
+    int segment = -1;    ///< breaks: the graph segment that ended there
+  };
+  /// One compiled graph (a whole function, or a segment between breaks).
+  struct Graph {
+    int index = 0;
+    size_t ops = 0;      ///< ops in the traced graph
+    size_t kernels = 0;  ///< kernels launched per run (0: the CPU reference interpreter runs it)
+    uint64_t runs = 0;
+  };
+
+  std::string name;
+  SourceLoc definedAt;
+  uint64_t calls = 0;
+  /// Calls served by replaying a compiled break-free program, without running the lambda.
+  uint64_t replays = 0;
+  /// Graph lookups that found a compiled graph (hits) or compiled a new one (misses).
+  uint64_t cacheHits = 0;
+  uint64_t cacheMisses = 0;
+  std::vector<Graph> graphs;
+  std::vector<Event> breaks;
+  std::vector<Event> syncs;
+  /// Why each new signature was compiled after the first: "input 0 shape [1024] -> [2048]".
+  std::vector<std::string> recompiles;
+  int recompileLimit = 8;
+  bool recompileLimitExceeded = false;
+
+  /// A readable report.
+  std::string str() const;
+};
+
+std::ostream& operator<<(std::ostream& os, const JitReport& report);
+
+/// Waits until the GPU has finished everything queued (a sync point, recorded). Raises any
+/// tg::check that failed since the last sync point.
+void synchronize(Loc loc = Loc::current());
+
+/// An asynchronous check: every element of the bool tensor `cond` must be true. Nothing waits:
+/// the device records a failure, and it surfaces as a tg::Error carrying `message` and this
+/// line at the next point where the host synchronizes anyway (to_vector, item, synchronize).
+/// Inside tg::jit it is part of the graph and never breaks it.
+void check(const Tensor& cond, const std::string& message, Loc loc = Loc::current());
+
+/// Every host/device sync point outside jit functions so far (a host read of a CUDA tensor, a
+/// blocking copy, synchronize), by location with counts; and a way to start over.
+std::vector<JitReport::Event> sync_points();
+void clear_sync_points();
 
 /// The type of an argument, for tracing without data (JitFunction::trace_ir).
 struct TensorSpec {
@@ -285,6 +347,7 @@ class JitCore {
   /// Traces `trace` on symbolic arguments of the given types and returns the tg IR, without
   /// compiling or running anything.
   std::string traceIr(const std::vector<TensorSpec>& specs, const TraceFn& trace) const;
+  JitReport report() const;
   /// True while a trace is being recorded on this thread.
   static bool tracing();
 
@@ -356,6 +419,10 @@ class JitFunction {
 
   /// The tg IR compiled for the most recent call.
   std::string ir() const { return core_->ir(); }
+
+  /// Graphs and segments, breaks and sync points (with the user's lines), kernels, cache hits
+  /// and misses, and recompiles with their reasons.
+  JitReport report() const { return core_->report(); }
 
   /// The tg IR the lambda traces to for arguments of these types (nothing is compiled or run).
   template <typename... Specs>

@@ -31,18 +31,18 @@ namespace {
 /// Runs a compiled module with the reference interpreter (CPU tensors).
 class InterpretedProgram : public Program {
  public:
-  InterpretedProgram(OwningOpRef<ModuleOp> module, std::string ir, std::vector<Tensor> captures)
-      : module_(std::move(module)), ir_(std::move(ir)), captures_(std::move(captures)) {
+  InterpretedProgram(OwningOpRef<ModuleOp> module, std::string ir)
+      : module_(std::move(module)), ir_(std::move(ir)) {
     func_ = *module_->getOps<func::FuncOp>().begin();
   }
 
-  std::vector<Tensor> run(const std::vector<Tensor>& args) override {
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) override {
     std::vector<ref::HostTensor> hosts;
-    hosts.reserve(args.size() + captures_.size());
-    for (const Tensor& t : args) hosts.push_back(hostOf(t));
-    for (const Tensor& t : captures_) {
+    hosts.reserve(inputs.size());
+    for (const Tensor& t : inputs) {
       if (t.device() != Device::CPU)
-        throw Error("jit: a captured tensor is on cuda but the function runs on the cpu");
+        throw Error("jit: a captured tensor is on cuda but the function runs on the cpu; "
+                    "create it on the cpu or move it with .to(tg::Device::CPU)");
       hosts.push_back(hostOf(t));
     }
     std::vector<ref::HostTensor> results = ref::interpret(func_, hosts);
@@ -53,35 +53,34 @@ class InterpretedProgram : public Program {
   }
 
   const std::string& ir() const override { return ir_; }
+  size_t kernels() const override { return 0; }
 
  private:
   OwningOpRef<ModuleOp> module_;
   func::FuncOp func_;
   std::string ir_;
-  std::vector<Tensor> captures_;
 };
 
 /// Runs a Plan on the GPU: no host sync, results stay on the device.
 class GpuProgram : public Program {
  public:
-  GpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir, std::vector<Tensor> captures)
-      : executor_(std::move(plan), gpu), ir_(std::move(ir)), captures_(std::move(captures)) {
+  GpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir)
+      : executor_(std::move(plan), gpu), ir_(std::move(ir)) {
     const rt::Plan& p = executor_.plan();
     for (size_t i = 0; i < p.outputs.size(); ++i)
       resultTypes_.push_back({p.outputDTypes[i], p.outputShapes[i]});
   }
 
-  std::vector<Tensor> run(const std::vector<Tensor>& args) override {
-    std::vector<std::shared_ptr<rt::DeviceBuffer>> inputs;
-    inputs.reserve(args.size() + captures_.size());
-    for (const Tensor& t : args) inputs.push_back(t.impl().buffer);
-    for (const Tensor& t : captures_) {
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) override {
+    std::vector<std::shared_ptr<rt::DeviceBuffer>> buffers;
+    buffers.reserve(inputs.size());
+    for (const Tensor& t : inputs) {
       if (t.device() != Device::CUDA)
         throw Error("jit: a captured tensor is on the cpu but the function runs on cuda; "
                     "create it on cuda or move it with .to(tg::Device::CUDA)");
-      inputs.push_back(t.impl().buffer);
+      buffers.push_back(t.impl().buffer);
     }
-    std::vector<std::shared_ptr<rt::DeviceBuffer>> results = executor_.run(inputs);
+    std::vector<std::shared_ptr<rt::DeviceBuffer>> results = executor_.run(buffers);
     std::vector<Tensor> outputs;
     outputs.reserve(results.size());
     for (size_t i = 0; i < results.size(); ++i)
@@ -90,11 +89,11 @@ class GpuProgram : public Program {
   }
 
   const std::string& ir() const override { return ir_; }
+  size_t kernels() const override { return executor_.plan().launches.size(); }
 
  private:
   rt::Executor executor_;
   std::string ir_;
-  std::vector<Tensor> captures_;
   std::vector<graph::TensorType> resultTypes_;
 };
 
@@ -138,8 +137,7 @@ std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& opti
     rt::Plan plan = compiler::compile(*copy, pipelineOptions(options, gpu), sink,
                                       /*wantPtx=*/static_cast<bool>(sink));
     if (device == Device::CUDA)
-      return std::make_unique<GpuProgram>(std::move(plan), *gpu, std::move(traced),
-                                          trace.captures);
+      return std::make_unique<GpuProgram>(std::move(plan), *gpu, std::move(traced));
   }
 
   // CPU: the reference interpreter runs the canonicalized graph.
@@ -154,8 +152,7 @@ std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& opti
   if (failed(pm.run(*module)))
     throw Error("internal error: compiling '" + name + "' failed:\n" + diagnostics.text(),
                 diagnostics.firstErrorLoc());
-  return std::make_unique<InterpretedProgram>(std::move(module), std::move(traced),
-                                              trace.captures);
+  return std::make_unique<InterpretedProgram>(std::move(module), std::move(traced));
 }
 
 }  // namespace tg::detail

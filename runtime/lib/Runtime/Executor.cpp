@@ -1,6 +1,7 @@
 //===- Executor.cpp - Plan execution --------------------------------------===//
 #include "tg/Runtime/Executor.h"
 
+#include "tg/Runtime/CheckRegistry.h"
 #include "tg/Runtime/KernelCache.h"
 #include "tg/Support/Error.h"
 
@@ -49,6 +50,10 @@ std::vector<std::shared_ptr<DeviceBuffer>> Executor::run(
       case PlanBuffer::Kind::Alias:  // aliases always refer to an earlier buffer
         owners[i] = owners[b.index];
         ptrs[i] = ptrs[b.index];
+        break;
+      case PlanBuffer::Kind::CheckFlag:
+        ptrs[i] = CheckRegistry::instance().deviceFlag(gpu_);
+        CheckRegistry::instance().launched();
         break;
     }
     if (owners[i] && b.kind != PlanBuffer::Kind::Alias) ptrs[i] = owners[i]->ptr();

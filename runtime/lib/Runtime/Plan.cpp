@@ -12,6 +12,7 @@ static const char* kindName(PlanBuffer::Kind k) {
     case PlanBuffer::Kind::Output: return "output";
     case PlanBuffer::Kind::Arena: return "arena";
     case PlanBuffer::Kind::Alias: return "alias";
+    case PlanBuffer::Kind::CheckFlag: return "check flag";
   }
   return "?";
 }

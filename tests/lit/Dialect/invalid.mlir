@@ -747,3 +747,19 @@ func.func @fusion_body_verified(%x: tensor<4xi32>) {
   }
   return
 }
+
+// -----
+
+func.func @check_needs_i1(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tg.check' op condition must be an i1 tensor, got 'tensor<4xf32>'}}
+  tg.check %x id = 1 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @check_needs_a_positive_id(%c: tensor<4xi1>) {
+  // expected-error @+1 {{'tg.check' op id must be positive}}
+  tg.check %c id = 0 : tensor<4xi1>
+  return
+}

@@ -311,3 +311,20 @@ func.func @fusion(%x: tensor<16xf32>, %y: tensor<16xf32>, %m: tensor<4x8xf32>, %
   // CHECK: return %[[F]]#0, %[[F]]#1, %[[R]], %[[G]]
   return %r#0, %r#1, %s, %g : tensor<16xf32>, tensor<16xbf16>, tensor<4xf32>, tensor<4x8xf32>
 }
+
+// CHECK-LABEL: func.func @check
+// CHECK-SAME: (%[[C:.+]]: tensor<8xi1>)
+// CHECK-NEXT: tg.check %[[C]] id = 3 : tensor<8xi1>
+// CHECK-NEXT: tg.fusion check(%[[C]]) : (tensor<8xi1>) -> () {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<8xi1>):
+// CHECK-NEXT:   tg.check %[[A]] id = 4 : tensor<8xi1>
+// CHECK-NEXT:   tg.yield
+func.func @check(%c: tensor<8xi1>) {
+  tg.check %c id = 3 : tensor<8xi1>
+  tg.fusion check (%c) : (tensor<8xi1>) -> () {
+  ^bb0(%a: tensor<8xi1>):
+    tg.check %a id = 4 : tensor<8xi1>
+    tg.yield
+  }
+  return
+}

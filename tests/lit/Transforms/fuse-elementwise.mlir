@@ -139,3 +139,25 @@ func.func @kinds(%a: tensor<2x3x4xf32>, %w: tensor<4x5xf32>) -> tensor<2x5xf32> 
   %r = tg.reduce_max %m axes = [1] : tensor<2x3x5xf32> to tensor<2x5xf32>
   return %r : tensor<2x5xf32>
 }
+
+// -----
+
+// A check is its own small kernel (no results): it reads its condition in place and is never
+// removed (it writes the failure flag).
+// CHECK-LABEL: func.func @check
+// CHECK: %[[OK:.+]] = tg.fusion elementwise
+// CHECK: tg.cmp gt
+// CHECK: tg.fusion check(%[[OK]]) : (tensor<8xi1>) -> ()
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.check
+// CHECK: %[[E:.+]] = tg.fusion elementwise
+// CHECK: tg.exp
+// CHECK: return %[[E]]
+func.func @check(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %z = tg.constant dense<0.0> : tensor<8xf32>
+  // expected-remark @+1 {{not fused into 'tg.check'}}
+  %ok = tg.cmp gt, %x, %z : tensor<8xf32>
+  tg.check %ok id = 1 : tensor<8xi1>
+  %y = tg.exp %x : tensor<8xf32>
+  return %y : tensor<8xf32>
+}

@@ -26,8 +26,9 @@ struct OpDescription {
 /// Describes a tg compute op; empty for structural ops (tg.fusion, tg.yield) and foreign ops.
 std::optional<OpDescription> describeOp(mlir::Operation* op);
 
-/// Builds the tg op for `kind`/`attrs` on `operands` and returns its result. The caller has
-/// already checked the combination with graph::inferResultType; `resultType` is its answer.
+/// Builds the tg op for `kind`/`attrs` on `operands` and returns its result (null for Check,
+/// which has none). The caller has already checked the combination with
+/// graph::inferResultType; `resultType` is its answer.
 mlir::Value createOp(mlir::OpBuilder& builder, mlir::Location loc, graph::OpKind kind,
                      const graph::OpAttrs& attrs, mlir::ValueRange operands,
                      const graph::TensorType& resultType);

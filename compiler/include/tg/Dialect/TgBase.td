@@ -59,6 +59,7 @@ def Tg_FusionKind : I64EnumAttr<"FusionKind", "what a fused kernel is built arou
     I64EnumAttrCase<"elementwise", 0>,
     I64EnumAttrCase<"reduction", 1>,
     I64EnumAttrCase<"gemm", 2>,
+    I64EnumAttrCase<"check", 3>,
   ]> {
   let cppNamespace = "::tg::ir";
 }

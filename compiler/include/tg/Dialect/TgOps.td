@@ -298,6 +298,26 @@ def Tg_MatmulOp : Tg_Op<"matmul", [Pure, Tg_ShapeRules]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Asynchronous checks
+//===----------------------------------------------------------------------===//
+
+def Tg_CheckOp : Tg_Op<"check", [MemoryEffects<[MemWrite]>]> {
+  let summary = "asynchronous check: every element of the condition must be true";
+  let description = [{
+    Records a failure of check `id` (a site registered by tg::check, with its message and
+    source line) when any element of `condition` is false. Nothing waits for it: the host
+    raises the failure at its next sync point. Kept by every pass (it writes memory).
+
+    ```mlir
+    tg.check %ok id = 3 : tensor<1024xi1>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$condition, I64Attr:$id);
+  let assemblyFormat = "$condition `id` `=` $id attr-dict `:` type($condition)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Structure
 //===----------------------------------------------------------------------===//
 
@@ -307,7 +327,7 @@ def Tg_FusionOp : Tg_Op<"fusion", [IsolatedFromAbove, SingleBlock,
   let description = [{
     Built by the fusion pass. The region is isolated: the group's inputs come in as block
     arguments and its outputs leave through `tg.yield`. `kind` names what the kernel is built
-    around (elementwise, a reduction, or a GEMM with its epilogue).
+    around (elementwise, a reduction, a GEMM with its epilogue, or a tg.check).
 
     ```mlir
     %r = tg.fusion elementwise (%x, %y) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32> {

@@ -57,6 +57,8 @@ enum class OpKind : uint8_t {
   LayerNorm,
   // Contraction.
   Matmul,
+  // Side effects: an asynchronous check (no result).
+  Check,
 };
 
 enum class CmpPredicate : uint8_t { EQ, NE, LT, LE, GT, GE };
@@ -78,6 +80,7 @@ struct OpAttrs {
   bool hasBias = false;       ///< LayerNorm: a shift operand follows (after the weight if any).
   bool transposeA = false;    ///< Matmul: use the transpose of the last two dims of A.
   bool transposeB = false;    ///< Matmul: likewise for B.
+  int64_t checkId = 0;        ///< Check: the site (message, location) registered by tg::check.
 };
 
 /// The tg dialect mnemonic of an op kind ("add", "reduce_sum", ...).

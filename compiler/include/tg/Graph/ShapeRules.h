@@ -28,7 +28,8 @@ struct TensorType {
 
 /// Infers the result type of `kind` applied to `operands` with `attrs`. Returns an empty string
 /// and sets `result` on success; otherwise returns a message saying what is wrong (the caller
-/// adds the op name and location). Input and Constant take their type from attrs.shape/dtype.
+/// adds the op name and location). Input and Constant take their type from attrs.shape/dtype;
+/// Check has no result (`result` is set to a placeholder bool[]).
 [[nodiscard]] std::string inferResultType(OpKind kind, const OpAttrs& attrs,
                                           std::span<const TensorType> operands,
                                           TensorType& result);

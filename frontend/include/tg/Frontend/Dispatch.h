@@ -22,6 +22,11 @@ namespace tg::detail {
 Tensor apply(graph::OpKind kind, const graph::OpAttrs& attrs, const std::vector<Tensor>& operands,
              const Loc& loc);
 
+/// One op run eagerly on the GPU (a one-node graph, compiled once per op and types).
+Tensor applyOnGpu(graph::OpKind kind, const graph::OpAttrs& attrs,
+                  const std::vector<Tensor>& operands, const graph::TensorType& result,
+                  const Loc& loc);
+
 /// A tensor of `type` with every element `value` on `device` (a splat constant when tracing).
 Tensor full(const graph::TensorType& type, double value, Device device, const Loc& loc);
 

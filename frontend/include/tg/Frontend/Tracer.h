@@ -40,12 +40,22 @@ struct Trace {
 /// Keys caches of compiled traces.
 std::string structuralKey(const Trace& trace);
 
+/// Called when the lambda reads a traced tensor's value (a graph break). Returns the tensor,
+/// now concrete; tracing continues in a new segment (Segments.cpp).
+class BreakHandler {
+ public:
+  virtual ~BreakHandler() = default;
+  virtual void onBreak(const Tensor& t, JitReport::Event event) = 0;
+};
+
 class Tracer {
  public:
   explicit Tracer(size_t numArgs) { trace_.numArgs = numArgs; }
 
   /// The tracer recording on this thread, or null.
   static Tracer* current();
+  /// Makes `tracer` current on this thread and returns the previous one.
+  static Tracer* exchangeCurrent(Tracer* tracer);
 
   /// Makes `tracer` current on this thread for the scope's lifetime.
   class Scope {
@@ -57,9 +67,15 @@ class Tracer {
     Tracer* previous_;
   };
 
-  /// A symbolic tensor for argument `index` of the call.
+  /// A symbolic tensor for argument `index` of the call. The first call also tells the tracer
+  /// its own shared_ptr (symbolic tensors keep their tracer alive).
   Tensor addArgument(const std::shared_ptr<Tracer>& self, size_t index,
                      const graph::TensorType& type, Device device);
+  /// For a tracer without arguments (a segment after a break).
+  void bind(const std::shared_ptr<Tracer>& self, Device device) {
+    self_ = self;
+    device_ = device;
+  }
   /// Records `kind` on `operands` (symbolic values of this trace, or concrete tensors, which
   /// are captured) and returns the symbolic result of type `type`.
   Tensor record(graph::OpKind kind, const graph::OpAttrs& attrs,
@@ -77,6 +93,13 @@ class Tracer {
   bool active() const { return active_; }
   const Trace& trace() const { return trace_; }
   Device device() const { return device_; }
+  void setDevice(Device device) { device_ = device; }
+  /// The symbolic tensors of this trace that the program still holds (the values a graph
+  /// break must compute, since the lambda may use any of them later).
+  std::vector<Tensor> liveSymbolic() const;
+
+  void setBreakHandler(BreakHandler* handler) { breakHandler_ = handler; }
+  BreakHandler* breakHandler() const { return breakHandler_; }
 
  private:
   /// The node index of `t` in this trace, capturing it if it is concrete.
@@ -88,6 +111,8 @@ class Tracer {
   Device device_ = Device::CPU;
   std::weak_ptr<Tracer> self_;
   std::unordered_map<const TensorImpl*, int> captured_;
+  std::vector<std::weak_ptr<TensorImpl>> created_;
+  BreakHandler* breakHandler_ = nullptr;
 };
 
 }  // namespace tg::detail

@@ -30,6 +30,7 @@ struct PlanBuffer {
     Output,    ///< Allocated on every call: it becomes the program's result(s).
     Arena,     ///< A temporary at `offset` in the per-call arena (shared by liveness).
     Alias,     ///< The same memory as buffer `index` (a reshape).
+    CheckFlag, ///< The device flag that failed tg::checks write (CheckRegistry).
   };
   Kind kind = Kind::Arena;
   int index = -1;

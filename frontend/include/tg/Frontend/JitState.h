@@ -1,0 +1,66 @@
+//===- JitState.h - What a jit function keeps between calls (internal) ----===//
+//
+// Shared by Jit.cpp (the signature cache and the per-call path) and Segments.cpp (tracing
+// with graph breaks). MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Frontend/Program.h"
+#include "tg/Frontend/Tracer.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tg::detail {
+
+struct Signature {
+  std::vector<graph::TensorType> types;
+  Device device = Device::CPU;
+  bool operator==(const Signature&) const = default;
+};
+
+/// A compiled graph: a whole break-free function, or one segment between graph breaks.
+struct CompiledGraph {
+  std::unique_ptr<Program> program;
+  JitReport::Graph info;
+};
+
+/// One signature's way of running.
+struct Entry {
+  Signature signature;
+  /// Break-free: the one graph, replayed without running the lambda, with the tensors the
+  /// lambda captured as its trailing inputs. Null while the function has graph breaks (then
+  /// every call runs the lambda, and segments come from the graph cache).
+  CompiledGraph* graph = nullptr;
+  std::vector<Tensor> captures;
+};
+
+struct JitState {
+  JitOptions options;
+  SourceLoc definedAt;
+  std::string name;
+  std::vector<std::unique_ptr<Entry>> entries;
+  Entry* last = nullptr;
+  /// Every graph compiled for this function, by structural key: a segment seen before is
+  /// never compiled again.
+  std::map<std::string, std::unique_ptr<CompiledGraph>> graphs;
+  JitReport report;
+  bool warnedRecompiles = false;
+
+  /// The compiled graph of `trace` on `device`, compiling it on first sight.
+  CompiledGraph& graphFor(const Trace& trace, Device device);
+  /// Adds `event` to `events`, merging it with an earlier one at the same place.
+  static void note(std::vector<JitReport::Event>& events, const JitReport::Event& event);
+};
+
+/// Runs the lambda with tracing, cutting the trace at every graph break: each segment is
+/// compiled (or found) and run, and the tensors the lambda still holds become concrete.
+/// Returns the lambda's results (concrete) and whether any break happened.
+std::vector<Tensor> runSegmented(JitState& state, const std::vector<Tensor>& args,
+                                 const Signature& signature, const TraceFn& fn, bool& broke,
+                                 CompiledGraph** onlyGraph, std::vector<Tensor>* onlyCaptures);
+
+}  // namespace tg::detail

@@ -1,0 +1,52 @@
+//===- Report.cpp - Printing JitReport --------------------------------------===//
+#include "tg/tg.h"
+
+#include <ostream>
+#include <sstream>
+
+namespace tg {
+
+static void printEvents(std::ostringstream& os, const std::vector<JitReport::Event>& events,
+                        const char* title) {
+  os << "  " << title << ": " << events.size() << "\n";
+  for (const JitReport::Event& e : events) {
+    os << "    " << e.loc.str();
+    if (!e.loc.function.empty()) os << " (" << e.loc.function << ")";
+    os << ": " << e.what;
+    if (e.count > 1) os << " x" << e.count;
+    if (e.segment >= 0) os << (e.count > 1 ? ", first ending segment " : ", ending segment ") << e.segment;
+    os << "\n      why:  " << e.reason << "\n      hint: " << e.hint << "\n";
+    if (e.approximateLocation)
+      os << "      (C++ gives operator bool no source location: this is the line of the op that "
+            "computed the value)\n";
+  }
+}
+
+std::string JitReport::str() const {
+  std::ostringstream os;
+  os << "jit '" << name << "' (defined at " << definedAt.str() << ")\n";
+  os << "  calls: " << calls << ", replayed without running the lambda: " << replays
+     << "; graph cache: " << cacheHits << " hit(s), " << cacheMisses << " miss(es)\n";
+  os << "  graphs: " << graphs.size();
+  if (!breaks.empty()) os << " (segments between graph breaks)";
+  os << "\n";
+  for (const Graph& g : graphs) {
+    os << "    graph " << g.index << ": " << g.ops << " op(s), ";
+    if (g.kernels)
+      os << g.kernels << " kernel(s)";
+    else
+      os << "CPU reference interpreter";
+    os << ", run " << g.runs << " time(s)\n";
+  }
+  printEvents(os, breaks, "graph breaks");
+  printEvents(os, syncs, "sync points");
+  os << "  recompiles: " << recompiles.size() << " (limit " << recompileLimit << ")\n";
+  for (const std::string& r : recompiles) os << "    " << r << "\n";
+  if (recompileLimitExceeded)
+    os << "  warning: more signatures than the recompile limit: pass tensors of fixed shapes\n";
+  return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const JitReport& report) { return os << report.str(); }
+
+}  // namespace tg
