@@ -3,6 +3,7 @@
 //   tgc dump FILE.mlir|EXAMPLE [--stage=S,...] [--arch=sm_90a] [--no-fuse] [--out-dir=DIR]
 //   tgc run FILE.mlir --input a.npy ... --output out.npy ... [--device cpu|cuda] [--no-fuse]
 //   tgc examples
+//   tgc cache stats|list|clear [--dir=DIR]
 //
 // `dump` prints, per stage, what tg makes of a graph: the traced IR, the IR after each pipeline
 // step, the fusion remarks, the kernel plan, each kernel's CUDA C++ and its PTX. It needs no
@@ -17,6 +18,7 @@
 #include "tg/Compiler/Driver.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Reference/Interpreter.h"
+#include "tg/Runtime/DiskCache.h"
 #include "tg/Runtime/Executor.h"
 #include "tg/Support/Error.h"
 
@@ -51,12 +53,15 @@ constexpr const char* kUsage = R"(usage:
       Runs the function in FILE.mlir on .npy inputs and writes .npy outputs.
   tgc examples
       Lists the built-in example graphs that `dump` accepts by name.
+  tgc cache stats|list|clear [--dir=DIR]
+      The on-disk kernel cache ($TG_CACHE_DIR, default ~/.cache/tg): entry count and size,
+      each entry (kernel, arch, size, valid), or remove every entry.
 )";
 
 struct Args {
   std::string command, target;
   std::vector<std::string> stages, inputs, outputs;
-  std::string arch, device = "auto", outDir;
+  std::string arch, device = "auto", outDir, cacheDir;
   bool fuse = true;
   int smCount = 0;
   tg::Precision precision = tg::Precision::Auto;
@@ -90,6 +95,8 @@ Args parseArgs(int argc, char** argv) {
       a.arch = optionValue(arg, "--arch", i, argc, argv);
     } else if (is("--out-dir")) {
       a.outDir = optionValue(arg, "--out-dir", i, argc, argv);
+    } else if (is("--dir")) {
+      a.cacheDir = optionValue(arg, "--dir", i, argc, argv);
     } else if (is("--input")) {
       a.inputs.push_back(optionValue(arg, "--input", i, argc, argv));
     } else if (is("--output")) {
@@ -252,6 +259,34 @@ int run(const Args& a) {
   return 0;
 }
 
+int cache(const Args& a) {
+  std::string dir = a.cacheDir.empty() ? tg::rt::DiskCache::defaultDir() : a.cacheDir;
+  if (dir.empty()) throw tg::Error("no cache directory: set TG_CACHE_DIR or HOME, or pass --dir");
+  tg::rt::DiskCache disk(dir);
+  std::vector<tg::rt::DiskEntryInfo> entries = disk.list();
+  if (a.target == "stats") {
+    size_t valid = 0;
+    uint64_t bytes = 0;
+    for (const auto& e : entries) {
+      valid += e.valid;
+      bytes += e.bytes;
+    }
+    std::printf("kernel cache %s: %zu entries (%zu valid, %zu corrupt or foreign), %llu bytes\n",
+                dir.c_str(), entries.size(), valid, entries.size() - valid,
+                static_cast<unsigned long long>(bytes));
+  } else if (a.target == "list") {
+    for (const auto& e : entries)
+      std::printf("%s  %-8s %10llu bytes  %s  %s\n", e.valid ? "ok     " : "INVALID",
+                  e.arch.c_str(), static_cast<unsigned long long>(e.bytes),
+                  e.kernelName.c_str(), e.file.c_str());
+  } else if (a.target == "clear") {
+    std::printf("removed %zu file(s) from %s\n", disk.clear(), dir.c_str());
+  } else {
+    usageError("cache needs one of: stats, list, clear");
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -259,6 +294,7 @@ int main(int argc, char** argv) {
     Args a = parseArgs(argc, argv);
     if (a.command == "dump") return dump(a);
     if (a.command == "run") return run(a);
+    if (a.command == "cache") return cache(a);
     if (a.command == "examples") {
       for (const std::string& name : tg::tools::exampleNames()) std::cout << name << "\n";
       return 0;

@@ -1,6 +1,7 @@
 //===- KernelCache.cpp - In-memory cache of compiled, loaded kernels ------===//
 #include "tg/Runtime/KernelCache.h"
 
+#include "tg/Runtime/DiskCache.h"
 #include "tg/Runtime/Nvrtc.h"
 
 #include <chrono>
@@ -35,10 +36,39 @@ const std::vector<std::string>& defaultNvrtcOptions() {
   return options;
 }
 
+KernelKey kernelKey(const KernelSource& kernel, const std::string& arch, int driverVersion) {
+  return KernelKey{kernel.source, arch, defaultNvrtcOptions(), nvrtcVersion(), driverVersion,
+                   TG_VERSION_STRING};
+}
+
+std::string cubinFor(DiskCache* disk, const KernelSource& kernel, const KernelKey& key,
+                     bool* fromDisk, double* compileMs) {
+  if (disk)
+    if (std::optional<std::string> cubin = disk->load(key, kernel.name)) {
+      if (fromDisk) *fromDisk = true;
+      return std::move(*cubin);
+    }
+  if (fromDisk) *fromDisk = false;
+  auto t0 = std::chrono::steady_clock::now();
+  NvrtcResult compiled = compileCuda(kernel.source, kernel.name + ".cu", key.arch, key.options);
+  if (compileMs)
+    *compileMs +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (disk) disk->store(key, kernel.name, compiled.cubin);
+  return std::move(compiled.cubin);
+}
+
+KernelCache::KernelCache() {
+  std::string dir = DiskCache::defaultDir();
+  if (!dir.empty()) disk_ = std::make_unique<DiskCache>(dir);
+}
+
 KernelCache& KernelCache::instance() {
   static KernelCache* cache = new KernelCache();
   return *cache;
 }
+
+DiskCache* KernelCache::disk() { return disk_.get(); }
 
 KernelCache::Stats KernelCache::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -46,8 +76,7 @@ KernelCache::Stats KernelCache::stats() const {
 }
 
 void* KernelCache::function(Gpu& gpu, const KernelSource& kernel) {
-  KernelKey key{kernel.source,  gpu.info().arch(),       defaultNvrtcOptions(),
-                nvrtcVersion(), gpu.info().driverVersion, TG_VERSION_STRING};
+  KernelKey key = kernelKey(kernel, gpu.info().arch(), gpu.info().driverVersion);
   std::string full = key.serialize();
   uint64_t h = key.hash();
   std::lock_guard<std::mutex> lock(mutex_);
@@ -57,18 +86,16 @@ void* KernelCache::function(Gpu& gpu, const KernelSource& kernel) {
       return e.function;
     }
   }
-  ++stats_.misses;
-  using Clock = std::chrono::steady_clock;
-  auto t0 = Clock::now();
-  NvrtcResult compiled = compileCuda(kernel.source, kernel.name + ".cu", key.arch, key.options);
-  auto t1 = Clock::now();
+  bool fromDisk = false;
+  std::string cubin = cubinFor(disk_.get(), kernel, key, &fromDisk, &stats_.compileMs);
+  ++(fromDisk ? stats_.diskHits : stats_.misses);
+  auto t0 = std::chrono::steady_clock::now();
   Entry entry;
   entry.key = std::move(full);
-  entry.module = gpu.load(compiled.cubin);
+  entry.module = gpu.load(cubin);
   entry.function = entry.module->function(kernel.name);
-  auto t2 = Clock::now();
-  stats_.compileMs += std::chrono::duration<double, std::milli>(t1 - t0).count();
-  stats_.loadMs += std::chrono::duration<double, std::milli>(t2 - t1).count();
+  stats_.loadMs +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   void* f = entry.function;
   entries_[h].push_back(std::move(entry));
   return f;

@@ -9,8 +9,9 @@
 //   driverVersion the driver that will load the cubin (kept so a persistent cache written
 //                 under one driver is never trusted under another)
 //   tgVersion     the kernel ABI tg expects (parameter struct layout, launch conventions)
-// In memory the cache maps the key to the loaded module and function. A jit program looks its
-// kernels up once, when it is built; the per-call path never touches the cache.
+// In memory the cache maps the key to the loaded module and function; on disk (DiskCache.h) it
+// keeps cubins across processes. A jit program looks its kernels up once, when it is built; the
+// per-call path never touches the cache.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -46,23 +47,39 @@ struct KernelKey {
 /// bit).
 const std::vector<std::string>& defaultNvrtcOptions();
 
+class DiskCache;
+
+/// The key of `kernel` compiled for `arch` and loaded by driver `driverVersion`.
+KernelKey kernelKey(const KernelSource& kernel, const std::string& arch, int driverVersion);
+
+/// The cubin for `key`: from `disk` when it holds a valid entry (then *fromDisk is set), else
+/// compiled with NVRTC and stored there. `disk` may be null. Throws tg::Error with NVRTC's log.
+std::string cubinFor(DiskCache* disk, const KernelSource& kernel, const KernelKey& key,
+                     bool* fromDisk = nullptr, double* compileMs = nullptr);
+
 class KernelCache {
  public:
+  /// The process's cache; its disk layer lives in DiskCache::defaultDir() ($TG_CACHE_DIR).
   static KernelCache& instance();
 
   struct Stats {
-    uint64_t hits = 0;
-    uint64_t misses = 0;
-    double compileMs = 0;  ///< Time spent in NVRTC.
-    double loadMs = 0;     ///< Time spent loading modules.
+    uint64_t hits = 0;       ///< found loaded in memory
+    uint64_t diskHits = 0;   ///< cubin read from the disk cache (no NVRTC)
+    uint64_t misses = 0;     ///< compiled with NVRTC
+    double compileMs = 0;    ///< Time spent in NVRTC.
+    double loadMs = 0;       ///< Time spent loading modules.
   };
 
   /// The loaded entry point of `kernel` compiled for `gpu`. Compiles and loads on a miss;
   /// throws tg::Error (with NVRTC's log) when compilation fails.
   void* function(Gpu& gpu, const KernelSource& kernel);
   Stats stats() const;
+  /// The disk layer (null when there is no cache directory).
+  DiskCache* disk();
 
  private:
+  KernelCache();
+  std::unique_ptr<DiskCache> disk_;
   struct Entry {
     std::string key;
     std::unique_ptr<Module> module;
