@@ -49,6 +49,20 @@ Signature signatureOf(const std::vector<Tensor>& inputs, const SourceLoc& where)
   return sig;
 }
 
+/// Whether `inputs` have exactly `sig`'s dtypes, shapes and device (no allocation: the
+/// per-call path).
+bool matches(const Signature& sig, const std::vector<Tensor>& inputs) {
+  if (sig.types.size() != inputs.size()) return false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined()) return false;
+    const TensorImpl& impl = inputs[i].impl();
+    if (impl.symbolic() || impl.device != sig.device || impl.type.dtype != sig.types[i].dtype ||
+        impl.type.shape != sig.types[i].shape)
+      return false;
+  }
+  return !inputs.empty() || sig.device == default_device();
+}
+
 /// Why `now` needs a compilation that `before` did not: the first field that differs.
 std::string recompileReason(const Signature& before, const Signature& now) {
   if (before.types.size() != now.types.size())
@@ -160,10 +174,14 @@ std::string JitCore::traceIr(const std::vector<TensorSpec>& specs, const TraceFn
 std::vector<Tensor> JitCore::call(const std::vector<Tensor>& inputs, const TraceFn& fn) {
   State& s = *state_;
   ++s.report.calls;
-  Signature sig = signatureOf(inputs, s.definedAt);
-  Entry* entry = nullptr;
-  for (const auto& e : s.entries)
-    if (e->signature == sig) entry = e.get();
+  // The hot path: the last signature again, compared in place.
+  Entry* entry = s.last && matches(s.last->signature, inputs) ? s.last : nullptr;
+  Signature computed;
+  if (!entry) {
+    computed = signatureOf(inputs, s.definedAt);
+    for (const auto& e : s.entries)
+      if (e->signature == computed) entry = e.get();
+  }
 
   if (entry && entry->graph) {  // break-free: replay without running the lambda
     ++s.report.replays;
@@ -176,9 +194,9 @@ std::vector<Tensor> JitCore::call(const std::vector<Tensor>& inputs, const Trace
   }
 
   if (!entry) {
-    if (s.last) s.report.recompiles.push_back(recompileReason(s.last->signature, sig));
+    if (s.last) s.report.recompiles.push_back(recompileReason(s.last->signature, computed));
     auto created = std::make_unique<Entry>();
-    created->signature = sig;
+    created->signature = computed;
     entry = created.get();
     s.entries.push_back(std::move(created));
     if (static_cast<int>(s.entries.size()) > s.options.recompile_limit &&
@@ -196,7 +214,8 @@ std::vector<Tensor> JitCore::call(const std::vector<Tensor>& inputs, const Trace
   bool broke = false;
   CompiledGraph* only = nullptr;
   std::vector<Tensor> captures;
-  std::vector<Tensor> results = runSegmented(s, inputs, sig, fn, broke, &only, &captures);
+  std::vector<Tensor> results =
+      runSegmented(s, inputs, entry->signature, fn, broke, &only, &captures);
   if (!broke && only) {
     entry->graph = only;
     entry->captures = std::move(captures);

@@ -26,9 +26,12 @@ std::vector<std::shared_ptr<DeviceBuffer>> Executor::run(
     const std::vector<std::shared_ptr<DeviceBuffer>>& inputs) {
   const size_t n = plan_.buffers.size();
   // The buffer object that owns each plan buffer's memory (null for arena temporaries).
-  std::vector<std::shared_ptr<DeviceBuffer>> owners(n);
-  std::vector<DevicePtr> ptrs(n, 0);
-  std::shared_ptr<DeviceBuffer> arena = gpu_.allocate(plan_.arenaBytes);
+  std::vector<std::shared_ptr<DeviceBuffer>>& owners = owners_;
+  std::vector<DevicePtr>& ptrs = ptrs_;
+  owners.assign(n, nullptr);
+  ptrs.assign(n, 0);
+  if (!arena_) arena_ = gpu_.allocate(plan_.arenaBytes);
+  const std::shared_ptr<DeviceBuffer>& arena = arena_;
   for (size_t i = 0; i < n; ++i) {
     const PlanBuffer& b = plan_.buffers[i];
     switch (b.kind) {
@@ -58,7 +61,7 @@ std::vector<std::shared_ptr<DeviceBuffer>> Executor::run(
     }
     if (owners[i] && b.kind != PlanBuffer::Kind::Alias) ptrs[i] = owners[i]->ptr();
   }
-  std::vector<DevicePtr> args;
+  std::vector<DevicePtr>& args = args_;
   for (const PlanLaunch& l : plan_.launches) {
     args.clear();
     for (int b : l.buffers) args.push_back(ptrs[b]);
@@ -68,7 +71,8 @@ std::vector<std::shared_ptr<DeviceBuffer>> Executor::run(
   std::vector<std::shared_ptr<DeviceBuffer>> results;
   results.reserve(plan_.outputs.size());
   for (int b : plan_.outputs) results.push_back(owners[b]);
-  return results;  // `arena` is released here: a stream-ordered free after the launches
+  owners.assign(n, nullptr);  // hold no buffer longer than the results do
+  return results;
 }
 
 }  // namespace tg::rt

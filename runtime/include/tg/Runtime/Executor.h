@@ -16,7 +16,9 @@ class Executor {
 
   /// Runs the plan on `inputs` (one buffer per program input, in order) and returns one buffer
   /// per result. Everything is queued on tg's stream: no host sync. Results that are inputs or
-  /// constants (or reshapes of them) share those buffers.
+  /// constants (or reshapes of them) share those buffers. The temporaries' arena is allocated
+  /// once and reused by every run (runs are ordered on the one stream); results are fresh
+  /// buffers. Not for concurrent use from several threads.
   std::vector<std::shared_ptr<DeviceBuffer>> run(
       const std::vector<std::shared_ptr<DeviceBuffer>>& inputs);
 
@@ -27,6 +29,11 @@ class Executor {
   Gpu& gpu_;
   std::vector<void*> functions_;                       // per kernel
   std::vector<std::shared_ptr<DeviceBuffer>> constants_;  // per buffer (Constant kind only)
+  std::shared_ptr<DeviceBuffer> arena_;                   // temporaries, reused by every run
+  // Scratch reused by every run (no allocation on the per-call path).
+  std::vector<std::shared_ptr<DeviceBuffer>> owners_;
+  std::vector<DevicePtr> ptrs_;
+  std::vector<DevicePtr> args_;
 };
 
 }  // namespace tg::rt
