@@ -49,9 +49,12 @@ class SegmentedRun : public BreakHandler {
       if (!outputs[i].defined())
         throw Error("jit: result " + std::to_string(i) + " of the lambda is undefined",
                     state_.definedAt);
-    bool anySymbolic = false;
-    for (const Tensor& t : outputs) anySymbolic = anySymbolic || t.impl().symbolic();
-    if (!anySymbolic && segment_ > 0) return outputs;  // the last segment computes nothing
+    // After a break, a last segment that records nothing (the results are already concrete)
+    // need not run. One that records anything (a tg.check, say) must.
+    bool recordsOps = false;
+    for (const TraceNode& node : tracer_->trace().nodes)
+      recordsOps = recordsOps || node.kind != graph::OpKind::Input;
+    if (!recordsOps && segment_ > 0) return outputs;
     CompiledGraph* graph = nullptr;
     std::vector<Tensor> results = finishSegment(outputs, &graph);
     if (segment_ == 0) {  // no break: the caller can replay this graph from now on

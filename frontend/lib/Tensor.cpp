@@ -73,9 +73,10 @@ static ref::HostTensor readToHost(const Tensor& t, const char* what, const char*
                                   const SourceLoc& loc, bool approximateLocation = false) {
   if (!t.defined())
     throw Error(std::string(what) + ": the tensor is undefined (default-constructed)", loc);
-  if (t.impl().symbolic()) graphBreak(t, what, hint, loc, approximateLocation);  // now concrete
+  const bool breaks = t.impl().symbolic();
+  if (breaks) graphBreak(t, what, hint, loc, approximateLocation);  // now concrete
   if (t.device() == Device::CUDA) {
-    if (!Tracer::current())
+    if (!breaks)  // (a break is recorded in its function's report, as a sync point too)
       recordSync(what, "copies a CUDA tensor to the host: waits for every queued kernel", hint,
                  loc);
     rt::Gpu* gpu = rt::Gpu::get();

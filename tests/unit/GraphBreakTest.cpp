@@ -217,6 +217,16 @@ TEST(Check, EagerChecksToo) {
   }
 }
 
+TEST(Check, ACheckAfterTheLastBreakStillRuns) {
+  auto f = tg::jit([](const Tensor& x) {
+    float total = tg::sum(x).item();  // break: x is concrete from here on
+    tg::check(x < total + 1.0f, "checked after the break");
+    return x;  // already concrete: the last segment holds only the check
+  });
+  EXPECT_NO_THROW((void)f(tg::full({3}, 1.0)).to_vector());
+  EXPECT_THROW((void)f(tg::full({3}, -1.0)).to_vector(), tg::Error);  // -1 < -3 + 1 is false
+}
+
 TEST(SyncPoints, SynchronizeIsRecordedWithItsLine) {
   tg::clear_sync_points();
   unsigned line = __LINE__ + 2;
