@@ -8,7 +8,7 @@
 // cannot run, each a tg::Error whose message names the problem.
 //
 //===----------------------------------------------------------------------===//
-#include "ByteAccess.h"
+#include "HostValues.h"
 #include "tg/Reference/Interpreter.h"
 
 #include "tg/Compiler/Context.h"
@@ -38,21 +38,7 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int32_t kIntMin = std::numeric_limits<int32_t>::min();
 constexpr int32_t kIntMax = std::numeric_limits<int32_t>::max();
 
-/// `x` rounded to nearest-even in a float dtype, by exact arithmetic in double (independent of
-/// the code under test).
-double roundExact(DType dtype, double x) {
-  if (x == 0 || !std::isfinite(x)) return x;
-  int precision = dtype == DType::F32 ? 24 : dtype == DType::F16 ? 11 : 8;
-  int minExp = dtype == DType::F16 ? -14 : -126;
-  double maxFinite = dtype == DType::F32   ? std::numeric_limits<float>::max()
-                     : dtype == DType::F16 ? 65504.0
-                                           : std::ldexp(255.0, 120);
-  int e = std::max(std::ilogb(x), minExp);
-  double ulp = std::ldexp(1.0, e - (precision - 1));
-  double r = std::nearbyint(x / ulp) * ulp;
-  if (std::fabs(r) > maxFinite) return std::copysign(std::numeric_limits<double>::infinity(), x);
-  return r;
-}
+using tgtest::roundExact;
 
 /// Units in the last place of `dtype` at the (representable, finite) value `v`.
 double ulpOf(DType dtype, double v) {
@@ -72,26 +58,8 @@ HostTensor make(DType dtype, const Shape& shape, const std::vector<double>& valu
   return t;
 }
 
-/// `n` values uniform in [lo, hi] as `dtype` holds them (integers for i32, 0/1 for bool with
-/// both present), never all zero.
 std::vector<double> random(std::mt19937& rng, DType dtype, int64_t n, double lo, double hi) {
-  std::vector<double> v(n);
-  for (;;) {
-    if (dtype == DType::I32) {
-      std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(lo),
-                                                  static_cast<int64_t>(hi));
-      for (double& x : v) x = static_cast<double>(dist(rng));
-    } else if (dtype == DType::Bool) {
-      std::bernoulli_distribution dist(0.5);
-      for (double& x : v) x = dist(rng) ? 1 : 0;
-    } else {
-      std::uniform_real_distribution<double> dist(lo, hi);
-      for (double& x : v) x = roundExact(dtype, dist(rng));
-    }
-    bool anyZero = false, anyNonZero = false;
-    for (double x : v) (x == 0 ? anyZero : anyNonZero) = true;
-    if (anyNonZero && (dtype != DType::Bool || anyZero)) return v;
-  }
+  return tgtest::uniformValues(rng, dtype, n, lo, hi);
 }
 
 /// Parses `text` into a module in tg's shared context.

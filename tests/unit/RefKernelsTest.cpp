@@ -2,8 +2,8 @@
 //
 // Every op kind, for every dtype it accepts, on fresh random inputs (one seeded std::mt19937
 // per test). The expected values come from naive loops in this file, computed in double, and
-// are rounded to the result dtype by roundExact() below (exact arithmetic in double, independent
-// of the bit tricks of tg/Support/Half.h). Inputs are written and results read byte-wise with
+// are rounded to the result dtype by tgtest::roundExact() (tests/common/HostValues.h: exact
+// arithmetic in double, independent of the bit tricks of tg/Support/Half.h). Inputs are written and results read byte-wise with
 // Half.h's conversions, so no conversion of HostTensor is used to produce an expected value.
 //
 // Tolerances are counted in units in the last place (ulps) of the result dtype, on the integer
@@ -15,7 +15,7 @@
 //  - a few ulps for f32 results of the C library's f32 functions, stated per op.
 //
 //===----------------------------------------------------------------------===//
-#include "ByteAccess.h"
+#include "HostValues.h"
 #include "tg/Reference/RefKernels.h"
 
 #include "tg/Graph/ShapeRules.h"
@@ -64,42 +64,8 @@ int64_t numelOf(const Shape& shape) {
 // Exact rounding and the ulp distance, independent of the code under test
 //===----------------------------------------------------------------------===//
 
-/// `x` rounded to nearest-even in `dtype` (a float dtype), by exact arithmetic in double:
-/// `precision` significant bits, subnormals below the smallest normal exponent, infinity past
-/// the largest finite value.
-double roundExact(DType dtype, double x) {
-  if (x == 0 || !std::isfinite(x)) return x;
-  int precision = 24, minExp = -126;
-  double maxFinite = std::numeric_limits<float>::max();
-  if (dtype == DType::F16) {
-    precision = 11;
-    minExp = -14;
-    maxFinite = 65504.0;
-  } else if (dtype == DType::BF16) {
-    precision = 8;
-    maxFinite = std::ldexp(255.0, 127 - 7);  // 0x7f7f
-  }
-  int e = std::max(std::ilogb(x), minExp);
-  double ulp = std::ldexp(1.0, e - (precision - 1));
-  double r = std::nearbyint(x / ulp) * ulp;  // default mode: to nearest, ties to even
-  if (std::fabs(r) > maxFinite) return std::copysign(kInf, x);
-  return r;
-}
-
-/// `x` as the dtype holds it (the inputs of a test are made of such values).
-double representable(DType dtype, double x) {
-  switch (dtype) {
-    case DType::F32:
-    case DType::F16:
-    case DType::BF16:
-      return roundExact(dtype, x);
-    case DType::I32:
-      return std::trunc(x);
-    case DType::Bool:
-      return x != 0 ? 1.0 : 0.0;
-  }
-  return x;
-}
+using tgtest::representable;
+using tgtest::roundExact;
 
 /// The position of a dtype value on the integer line of its bit patterns: neighbours differ by
 /// one, +0 and -0 coincide. `v` must be representable in `dtype`.
@@ -141,23 +107,9 @@ bool allZero(const std::vector<double>& v) {
   return std::all_of(v.begin(), v.end(), [](double x) { return x == 0; });
 }
 
-/// `n` values uniform in [lo, hi], rounded to `dtype` (never all zero).
+/// `n` values uniform in [lo, hi], as `dtype` holds them (never all zero).
 std::vector<double> uniform(std::mt19937& rng, DType dtype, int64_t n, double lo, double hi) {
-  std::vector<double> v(n);
-  do {
-    if (dtype == DType::I32) {
-      std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(lo),
-                                                  static_cast<int64_t>(hi));
-      for (double& x : v) x = static_cast<double>(dist(rng));
-    } else if (dtype == DType::Bool) {
-      std::bernoulli_distribution dist(0.5);
-      for (double& x : v) x = dist(rng) ? 1 : 0;
-    } else {
-      std::uniform_real_distribution<double> dist(lo, hi);
-      for (double& x : v) x = representable(dtype, dist(rng));
-    }
-  } while (allZero(v));
-  return v;
+  return tgtest::uniformValues(rng, dtype, n, lo, hi);
 }
 
 /// Values drawn from `pool` (to get ties and repeats), never all zero.
