@@ -67,12 +67,16 @@ remote() {
     summary+="tg bench: exit $?\n"
   fi
   if [[ " $what " == *" sweep "* ]]; then
-    # Sweep of the elementwise kernels' loads per thread step (TG_UNROLL); earlier sweeps of
-    # TG_BLOCKS_PER_SM are in benchmarks/RESULTS.md.
-    for b in 1 2 4; do
-      TG_UNROLL=$b ./tg_bench --benchmark_filter='copy|chain8/.*/fused|gelu/.*/fused' \
-        --benchmark_format=json --benchmark_out="$logs/sweep_$b.json" > "$logs/sweep_$b.log" 2>&1
-      summary+="sweep unroll=$b: $(python3 -c "import json;d=json.load(open('$logs/sweep_$b.json'));print(' '.join('%s=%.1fus' % (b['name'].split('/iter')[0], b.get('median_us', 0)) for b in d['benchmarks']))")\n"
+    # Launch-shape sweep of the elementwise kernels: threads per block (TG_BLOCK), vector steps
+    # per thread (TG_UNROLL) and the cache operator (TG_CACHE_HINT, prelude.cuh). Earlier sweeps
+    # of TG_BLOCKS_PER_SM are in benchmarks/RESULTS.md. TG_SWEEP overrides the list.
+    local configs="${TG_SWEEP:-256,2,0 128,2,0 128,4,0 512,2,0 256,1,0 256,4,0 256,2,1 128,2,1 256,2,2}"
+    local filter="${TG_SWEEP_FILTER:-copy|chain8/.*/fused}"
+    for c in $configs; do
+      IFS=, read -r blk unr hint <<< "$c"
+      TG_BLOCK=$blk TG_UNROLL=$unr TG_CACHE_HINT=$hint ./tg_bench --benchmark_filter="$filter" \
+        --benchmark_format=json --benchmark_out="$logs/sweep_$c.json" > "$logs/sweep_$c.log" 2>&1
+      summary+="sweep block=$blk unroll=$unr hint=$hint: $(python3 -c "import json;d=json.load(open('$logs/sweep_$c.json'));print(' '.join('%s=%.1fus' % (b['name'].split('/iter')[0], b.get('median_us', 0)) for b in d['benchmarks']))")\n"
     done
   fi
   if [[ " $what " == *" torch "* ]]; then
@@ -94,5 +98,5 @@ remote() {
 case "${1:-}" in
   prepare) prepare ;;
   remote) shift; remote "$@" ;;
-  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sass] [bench] [torch] [demo]"; exit 2 ;;
+  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sass] [bench] [torch] [demo] [sweep]"; exit 2 ;;
 esac

@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -210,7 +211,14 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   // Vector steps per thread whose loads are issued together: 32 bytes per input for 4-byte
   // types, 64 for 16-bit ones (measured best on an H200, benchmarks/RESULTS.md). TG_UNROLL
   // overrides it (a tuning knob).
-  const int block = 256;
+  // TG_BLOCK (threads per block) and TG_CACHE_HINT (see tg_ld16 in prelude.cuh) are tuning
+  // knobs too; they change the source, so the kernel cache keeps variants apart.
+  int block = 256;
+  if (const char* env = std::getenv("TG_BLOCK"); env && *env)
+    block = std::clamp(std::atoi(env) / 32 * 32, 32, 1024);
+  int cacheHint = 0;
+  if (const char* env = std::getenv("TG_CACHE_HINT"); env && *env)
+    cacheHint = std::clamp(std::atoi(env), 0, 2);
   int unroll = narrowest >= 4 ? 2 : 4;
   if (const char* env = std::getenv("TG_UNROLL"); env && *env)
     unroll = std::max(1, std::atoi(env));
@@ -234,7 +242,9 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   KernelEmission e;
   e.kernel.name = name;
   e.kernel.summary = summary.str();
-  e.kernel.source = kernelHeader(name, summary.str()) + "#define TG_BLOCK " +
+  e.kernel.source = kernelHeader(name, summary.str(),
+                                 cacheHint ? "#define TG_CACHE_HINT " + std::to_string(cacheHint) + "\n" : "") +
+                    "#define TG_BLOCK " +
                     std::to_string(block) + "\n#define TG_UNROLL " + std::to_string(unroll) +
                     "\n" + os.str() + elementwiseTemplate();
   e.dims.grid[0] = static_cast<uint32_t>(blocks);

@@ -38,6 +38,7 @@ int64_t numelOf(mlir::Value v);
 /// `suffix` receives the matching literal suffix.
 std::string indexType(int64_t bound, std::string& suffix);
 /// "#define TG_NAME <name>" and the other macros a template expects, plus the prelude.
-std::string kernelHeader(const std::string& name, const std::string& summary);
+std::string kernelHeader(const std::string& name, const std::string& summary,
+                         const std::string& defines = "");
 
 }  // namespace tg::codegen

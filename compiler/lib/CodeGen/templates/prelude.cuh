@@ -104,6 +104,36 @@ __device__ __forceinline__ float tg_i2f_odd(int i) {
   return f;
 }
 
+// One 16-byte global access. TG_CACHE_HINT (defined by the elementwise emitter, 0 when absent)
+// picks the PTX cache operator: 0 the default (.ca/.wb), 1 streaming (.cs: evict first, the data
+// is touched once), 2 loads through the non-coherent path without L1 allocation.
+#ifndef TG_CACHE_HINT
+#define TG_CACHE_HINT 0
+#endif
+__device__ __forceinline__ uint4 tg_ld16(const uint4* p) {
+#if TG_CACHE_HINT == 1
+  uint4 r;
+  asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+  return r;
+#elif TG_CACHE_HINT == 2
+  uint4 r;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+  return r;
+#else
+  return *p;
+#endif
+}
+__device__ __forceinline__ void tg_st16(uint4* p, uint4 v) {
+#if TG_CACHE_HINT == 1
+  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};"
+               :: "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+#else
+  *p = v;
+#endif
+}
+
 // 16-byte vector access to N consecutive elements (N * sizeof(T) is a multiple of 16).
 template <typename T, int N>
 __device__ __forceinline__ void tg_load_vec(const T* p, T (&v)[N]) {
@@ -114,7 +144,7 @@ __device__ __forceinline__ void tg_load_vec(const T* p, T (&v)[N]) {
       uint4 raw;
       T e[kPer];
     } u;
-    u.raw = reinterpret_cast<const uint4*>(p)[c];
+    u.raw = tg_ld16(reinterpret_cast<const uint4*>(p) + c);
 #pragma unroll
     for (int j = 0; j < kPer; ++j) v[c * kPer + j] = u.e[j];
   }
@@ -130,7 +160,7 @@ __device__ __forceinline__ void tg_store_vec(T* p, const T (&v)[N]) {
     } u;
 #pragma unroll
     for (int j = 0; j < kPer; ++j) u.e[j] = v[c * kPer + j];
-    reinterpret_cast<uint4*>(p)[c] = u.raw;
+    tg_st16(reinterpret_cast<uint4*>(p) + c, u.raw);
   }
 }
 __device__ __forceinline__ bool tg_aligned16(const void* p) {
