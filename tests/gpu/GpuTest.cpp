@@ -16,15 +16,15 @@
 //  (c) GpuOddSizes.*    1, 3 and 1000003 elements: the README chain and bias + gelu.
 //  (d) GpuMisaligned.*  input pointers offset by 4 (2) bytes, through rt::Executor directly
 //                       (tg has no views): the scalar fallback must give the vector path's bits.
-//  (e) GpuDevices.*     mixing devices throws tg::Error naming both; to_vector of CUDA
-//                       tensors; .to(CPU) / .to(CUDA) round trips; randn is device-independent.
-//  (f) GpuJit.*         a jit function called 3 times with new inputs is right every time
-//                       (replay), and earlier results stay valid.
+//
+// Devices, replay, graph breaks and checks are in GpuRuntimeTest.cpp; long reductions in
+// GpuReductionTest.cpp; the comparison helpers in GpuCompare.h.
 //
 // Comparisons report ||got - ref|| / ||ref|| and the largest error against the per-element
 // bound, and fail on any NaN.
 //
 //===----------------------------------------------------------------------===//
+#include "GpuCompare.h"
 #include "OpCases.h"
 #include "RandomGraph.h"
 
@@ -58,175 +58,11 @@ namespace {
 using tg::Device;
 using tg::DType;
 using tg::Tensor;
-
-//===----------------------------------------------------------------------===//
-// Comparison
-//===----------------------------------------------------------------------===//
-
-int mantissaBits(DType d) { return d == DType::F32 ? 24 : d == DType::F16 ? 11 : 8; }
-
-/// One unit in the last place of `d` at magnitude `v` (subnormals included).
-double ulpOf(DType d, double v) {
-  const int minExp = d == DType::F16 ? -14 : -126;
-  const int e = v == 0 || !std::isfinite(v) ? minExp : std::max(std::ilogb(v), minExp);
-  return std::ldexp(1.0, e - (mantissaBits(d) - 1));
-}
-
-/// The tolerance of one comparison. Element i may differ from the reference r_i by
-///   dtypeUlps * ulp(dtype, r_i) + max(abs, rel * |r_i| + f32Ulps * ulp(f32, r_i)) + scaled * s_i
-/// where s_i is a per-element magnitude (sum |x| of a reduction, (|A| |B|)_ij of a matmul,
-/// max |r| of softmax / layer_norm); and ||got - ref|| / ||ref|| must not exceed `norm` (when
-/// set). All zero: bit-exact values.
-struct Tolerance {
-  double dtypeUlps = 0;
-  double f32Ulps = 0;
-  double rel = 0;
-  double abs = 0;
-  double scaled = 0;
-  double norm = 0;
-  std::string rule = "exact";
-};
-
-/// Compares `got` (any device) with the CPU reference `ref` element by element against
-/// `bound(i, r_i)` and norm-wise against `norm` (0: not checked). Integers and bools must be
-/// equal. Returns false (after reporting) on a mismatch.
-bool compare(const Tensor& got, const Tensor& ref,
-             const std::function<double(int64_t, double)>& bound, double norm,
-             const std::string& rule) {
-  if (got.dtype() != ref.dtype() || got.shape() != ref.shape()) {
-    ADD_FAILURE() << "result type " << tg::dtype_name(got.dtype()) << tg::format_shape(got.shape())
-                  << " differs from the reference's " << tg::dtype_name(ref.dtype())
-                  << tg::format_shape(ref.shape());
-    return false;
-  }
-  if (!tg::is_floating(ref.dtype())) {
-    std::vector<int32_t> g = got.to_vector<int32_t>(), r = ref.to_vector<int32_t>();
-    int64_t bad = 0, first = -1;
-    for (size_t i = 0; i < r.size(); ++i)
-      if (g[i] != r[i] && bad++ == 0) first = static_cast<int64_t>(i);
-    if (bad) {
-      ADD_FAILURE() << bad << " of " << r.size() << " elements differ (" << rule << "); first at "
-                    << first << ": got " << g[first] << ", want " << r[first];
-      return false;
-    }
-    return true;
-  }
-  std::vector<float> g = got.to_vector<float>(), r = ref.to_vector<float>();
-  int64_t bad = 0, nans = 0, worst = -1;
-  double worstRatio = 0, maxAbsErr = 0, sumSqErr = 0, sumSqRef = 0;
-  for (size_t i = 0; i < r.size(); ++i) {
-    const double gi = g[i], ri = r[i];
-    if (std::isnan(gi) || std::isnan(ri)) {
-      if (nans++ == 0 && worst < 0) worst = static_cast<int64_t>(i);
-      continue;
-    }
-    if (std::isinf(ri) || std::isinf(gi)) {
-      if (gi != ri) {
-        ++bad;
-        worstRatio = std::numeric_limits<double>::infinity();
-        worst = static_cast<int64_t>(i);
-      }
-      continue;
-    }
-    const double err = std::fabs(gi - ri);
-    const double b = bound(static_cast<int64_t>(i), ri);
-    maxAbsErr = std::max(maxAbsErr, err);
-    sumSqErr += err * err;
-    sumSqRef += ri * ri;
-    if (err > b) {
-      ++bad;
-      const double ratio = b > 0 ? err / b : std::numeric_limits<double>::infinity();
-      if (ratio > worstRatio || worst < 0) {
-        worstRatio = ratio;
-        worst = static_cast<int64_t>(i);
-      }
-    }
-  }
-  const double normRatio = sumSqRef > 0 ? std::sqrt(sumSqErr / sumSqRef) : (sumSqErr > 0 ? INFINITY : 0);
-  std::ostringstream why;
-  bool ok = true;
-  if (nans) {
-    why << nans << " NaN element(s) (got or reference); ";
-    ok = false;
-  }
-  if (bad) {
-    why << bad << " of " << r.size() << " elements beyond the bound; worst at " << worst
-        << ": got " << g[worst] << ", want " << r[worst] << " (|err| "
-        << std::fabs(static_cast<double>(g[worst]) - r[worst]) << " > bound "
-        << bound(worst, r[worst]) << "); ";
-    ok = false;
-  }
-  if (norm > 0 && normRatio > norm) {
-    why << "||got - ref|| / ||ref|| = " << normRatio << " > " << norm << "; ";
-    ok = false;
-  }
-  if (!ok)
-    ADD_FAILURE() << why.str() << "max |err| " << maxAbsErr << ", ||got - ref|| / ||ref|| "
-                  << normRatio << ", " << r.size() << " elements; rule: " << rule;
-  return ok;
-}
-
-bool compare(const Tensor& got, const Tensor& ref, const Tolerance& tol,
-             const std::vector<double>& scale = {}) {
-  const DType d = ref.dtype();
-  auto bound = [&](int64_t i, double r) {
-    const double a = std::fabs(r);
-    double b = tol.dtypeUlps * ulpOf(d, a) + std::max(tol.abs, tol.rel * a + tol.f32Ulps * ulpOf(DType::F32, a));
-    if (tol.scaled > 0) b += tol.scaled * scale.at(static_cast<size_t>(i));
-    return b;
-  };
-  return compare(got, ref, bound, tol.norm, tol.rule);
-}
-
-std::vector<double> absValues(const Tensor& t) {
-  std::vector<double> out;
-  for (float f : t.to_vector<float>()) out.push_back(std::fabs(f));
-  return out;
-}
-
-double maxAbs(const Tensor& t) {
-  double m = 0;
-  for (float f : t.to_vector<float>()) m = std::max(m, static_cast<double>(std::fabs(f)));
-  return m;
-}
-
-/// Bitwise equality of two results (fused vs unfused).
-bool sameBits(const Tensor& a, const Tensor& b, std::string& why) {
-  if (a.dtype() != b.dtype() || a.shape() != b.shape()) {
-    why = "types differ";
-    return false;
-  }
-  if (!tg::is_floating(a.dtype())) {
-    if (a.to_vector<int32_t>() == b.to_vector<int32_t>()) return true;
-    why = "integer elements differ";
-    return false;
-  }
-  std::vector<float> x = a.to_vector<float>(), y = b.to_vector<float>();
-  for (size_t i = 0; i < x.size(); ++i)
-    if (std::memcmp(&x[i], &y[i], sizeof(float)) != 0) {
-      std::ostringstream os;
-      os << "element " << i << " of " << x.size() << ": " << x[i] << " vs " << y[i];
-      why = os.str();
-      return false;
-    }
-  return true;
-}
-
-std::vector<Tensor> toDevice(const std::vector<Tensor>& ts, Device d) {
-  std::vector<Tensor> out;
-  for (const Tensor& t : ts) out.push_back(t.to(d));
-  return out;
-}
+using namespace tggpu;
 
 //===----------------------------------------------------------------------===//
 // (a) Every op and dtype, eagerly
 //===----------------------------------------------------------------------===//
-
-/// f32 accumulation in another order than the reference's f64: a relative tolerance (against
-/// sum |x|) that grows with sqrt(count) from 1e-5.
-double accumulationRel(int64_t count) {
-  return 1e-5 * std::sqrt(std::max(1.0, static_cast<double>(count) / 64.0));
-}
 
 /// The tolerance of one case (numerics: compiler/lib/CodeGen/ScalarMath.cpp and
 /// tg/Support/Precision.h; Precision::Auto).
@@ -515,8 +351,9 @@ void checkRandomProgram(uint64_t seed) {
     // Kernels keep intermediates in f32 and round only what they store: with every value in
     // f32, fusing changes nothing at all.
     std::string why;
-    if (p.lowestPrecision == DType::F32)
+    if (p.lowestPrecision == DType::F32) {
       EXPECT_TRUE(sameBits(fused[o], unfused[o], why)) << "fused differs from unfused: " << why;
+    }
     const std::vector<double>& s = sensitivity[o];
     const DType d = want[o].dtype();
     auto bound = [&](int64_t i, double r) {
@@ -557,21 +394,6 @@ TEST(GpuRandom, FusedEqualsUnfusedAndMatchesCpuSeeds76To100) {
 //===----------------------------------------------------------------------===//
 // (c) Odd sizes
 //===----------------------------------------------------------------------===//
-
-Tensor readmeChain(const Tensor& x, const Tensor& y) {
-  auto t = tg::tanh(x * 1.5f + y) * tg::sigmoid(y);
-  return tg::exp(-(t * t)) * y + 1.0f;
-}
-
-/// The chain's error bound at element i, from the per-op errors (u = 2^-24):
-///  f32: tanh and sigmoid 4 ulp each -> t within 17u, t*t within 35u, exp(-t*t) within
-///       35u + 8u, times y: |z - 1| within 44u |y|; with a 3x margin: 8e-6 |y| + 4 ulp(z).
-///  bf16: every op rounds to bf16 (2^-8) and tanh/sigmoid/exp use approximations: t within
-///       about 4 ulp, t*t 8 ulp, exp 10 ulp (2^-7 each) -> 0.1 |y| + 2 ulp(z).
-double chainBound(DType d, double y, double z) {
-  if (d == DType::F32) return 8e-6 * std::fabs(y) + 4 * ulpOf(DType::F32, std::fabs(z));
-  return 0.1 * std::fabs(y) + 2 * ulpOf(d, std::fabs(z));
-}
 
 TEST(GpuOddSizes, ReadmeChain) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
@@ -732,198 +554,6 @@ TEST(GpuMisaligned, ScalarFallbackGivesTheVectorPathsBits) {
       }
     }
   }
-}
-
-//===----------------------------------------------------------------------===//
-// (e) Devices
-//===----------------------------------------------------------------------===//
-
-template <typename Fn>
-void expectDeviceError(Fn fn, const std::string& what) {
-  try {
-    fn();
-    ADD_FAILURE() << what << ": expected a tg::Error";
-  } catch (const tg::Error& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("cpu"), std::string::npos) << what << ": " << m;
-    EXPECT_NE(m.find("cuda"), std::string::npos) << what << ": " << m;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << what << ": expected a tg::Error, got " << e.what();
-  }
-}
-
-TEST(GpuDevices, MixingDevicesThrowsNamingBoth) {
-  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
-  Tensor c = tg::randn({4, 8}, DType::F32, 1, Device::CPU);
-  Tensor g = tg::randn({4, 8}, DType::F32, 2, Device::CUDA);
-  Tensor gb = tg::randn({8}, DType::F32, 3, Device::CUDA);
-  expectDeviceError([&] { (void)tg::add(c, g); }, "add(cpu, cuda)");
-  expectDeviceError([&] { (void)(g * c); }, "cuda * cpu");
-  expectDeviceError([&] { (void)(c + gb); }, "cpu + cuda (broadcast)");
-  expectDeviceError([&] { (void)tg::where(c > 0.0, g, g); }, "where(cpu cond, cuda, cuda)");
-  expectDeviceError([&] { (void)tg::matmul(c, tg::transpose(g, 0, 1)); }, "matmul(cpu, cuda)");
-  auto f = tg::jit([](const Tensor& a, const Tensor& b) { return a + b; });
-  expectDeviceError([&] { (void)f(c, g); }, "jit(cpu, cuda)");
-}
-
-TEST(GpuDevices, ToVectorAndRoundTrips) {
-  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
-  const std::vector<std::pair<DType, tgtest::Domain>> kinds = {
-      {DType::F32, tgtest::Domain::Normal}, {DType::F16, tgtest::Domain::Normal},
-      {DType::BF16, tgtest::Domain::Normal}, {DType::I32, tgtest::Domain::Int},
-      {DType::Bool, tgtest::Domain::Bool}};
-  for (auto [d, domain] : kinds) {
-    SCOPED_TRACE(tg::dtype_name(d));
-    Tensor cpu = tgtest::domainInputs({{{3, 77}, d}}, {domain}, 5, Device::CPU)[0];
-    Tensor gpu = cpu.to(Device::CUDA);
-    EXPECT_EQ(gpu.device(), Device::CUDA);
-    EXPECT_EQ(gpu.dtype(), d);
-    EXPECT_EQ(gpu.shape(), cpu.shape());
-    EXPECT_EQ(gpu.to(Device::CUDA).impl_ptr(), gpu.impl_ptr()) << ".to(its own device) is a no-op";
-    Tensor back = gpu.to(Device::CPU);
-    EXPECT_EQ(back.device(), Device::CPU);
-    if (tg::is_floating(d)) {
-      EXPECT_EQ(gpu.to_vector<float>(), cpu.to_vector<float>());
-      EXPECT_EQ(back.to_vector<float>(), cpu.to_vector<float>());
-    } else {
-      EXPECT_EQ(gpu.to_vector<int32_t>(), cpu.to_vector<int32_t>());
-      EXPECT_EQ(back.to_vector<int32_t>(), cpu.to_vector<int32_t>());
-      EXPECT_EQ(gpu.to_vector<bool>(), cpu.to_vector<bool>());
-    }
-    // Results of GPU layout ops read back, against the same ops on the CPU.
-    auto layout = [](const Tensor& t) {
-      return tg::broadcast_to(tg::reshape(tg::transpose(t, 0, 1), {3 * 77, 1}), {3 * 77, 2});
-    };
-    Tensor onGpu = layout(gpu);
-    EXPECT_EQ(onGpu.device(), Device::CUDA);
-    compare(onGpu, layout(cpu), Tolerance{});
-    compare(onGpu.to(Device::CPU), layout(cpu), Tolerance{});
-  }
-  Tensor scalar = tg::from_vector({2.5f}, {1}, DType::F32, Device::CUDA);
-  EXPECT_EQ(scalar.item<float>(), 2.5f);
-}
-
-TEST(GpuDevices, RandnIsTheSameOnEveryDevice) {
-  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
-  for (DType d : {DType::F32, DType::F16, DType::BF16}) {
-    Tensor c = tg::randn({1000}, d, 77, Device::CPU), g = tg::randn({1000}, d, 77, Device::CUDA);
-    EXPECT_EQ(g.device(), Device::CUDA);
-    EXPECT_EQ(c.to_vector<float>(), g.to_vector<float>()) << tg::dtype_name(d);
-  }
-  EXPECT_EQ(tg::default_device(), Device::CUDA);
-}
-
-//===----------------------------------------------------------------------===//
-// (f) Replay
-//===----------------------------------------------------------------------===//
-
-TEST(GpuJit, ReplayWithChangingInputs) {
-  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
-  int traces = 0;
-  auto f = tg::jit([&traces](const Tensor& x, const Tensor& y) {
-    ++traces;
-    return readmeChain(x, y);
-  });
-  auto reference = tg::jit([](const Tensor& x, const Tensor& y) { return readmeChain(x, y); });
-  const int64_t n = 4099;
-  std::vector<Tensor> got, want, ys;
-  for (int call = 0; call < 3; ++call) {
-    Tensor x = tg::randn({n}, DType::F32, 100 + call, Device::CPU);
-    Tensor y = tg::randn({n}, DType::F32, 200 + call, Device::CPU);
-    got.push_back(f(x.to(Device::CUDA), y.to(Device::CUDA)));
-    want.push_back(reference(x, y));
-    ys.push_back(y);
-  }
-  EXPECT_EQ(traces, 1) << "calls with the same signature must replay, not retrace";
-  // Read every result only now: a replay must not overwrite an earlier call's result.
-  for (int call = 0; call < 3; ++call) {
-    SCOPED_TRACE("call " + std::to_string(call));
-    EXPECT_EQ(got[call].device(), Device::CUDA);
-    const std::vector<float> yv = ys[call].to_vector<float>();
-    compare(got[call], want[call], [&](int64_t i, double z) { return chainBound(DType::F32, yv[i], z); },
-            1e-5, "the chain's per-op error bound (chainBound)");
-  }
-  EXPECT_NE(got[0].to_vector<float>(), got[1].to_vector<float>()) << "new inputs, same result?";
-  // A new shape traces again and is right too.
-  Tensor x = tg::randn({7, 3}, DType::F32, 300, Device::CPU), y = tg::randn({7, 3}, DType::F32, 301, Device::CPU);
-  Tensor z = f(x.to(Device::CUDA), y.to(Device::CUDA));
-  EXPECT_EQ(traces, 2);
-  const std::vector<float> yv = y.to_vector<float>();
-  compare(z, reference(x, y), [&](int64_t i, double r) { return chainBound(DType::F32, yv[i], r); },
-          1e-5, "the chain's per-op error bound (chainBound)");
-  // And the first signature still replays.
-  Tensor again = f(tg::randn({n}, DType::F32, 100, Device::CUDA), tg::randn({n}, DType::F32, 200, Device::CUDA));
-  EXPECT_EQ(traces, 2);
-  std::string why;
-  EXPECT_TRUE(sameBits(again, got[0], why)) << "same inputs, different bits: " << why;
-}
-
-}  // namespace
-
-//===----------------------------------------------------------------------===//
-// (g) Graph breaks, tg::check and sync points on the GPU
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-TEST(GpuBreaks, SegmentsRunOnTheGpuAndMatchTheCpu) {
-  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
-  auto fn = [](const Tensor& x) {
-    Tensor y = tg::exp(x * 0.5f);
-    float m = tg::max(y).item();  // graph break
-    if (m > 1.0f) return y / m;   // data-dependent branch
-    return y;
-  };
-  auto f = tg::jit(fn);
-  Tensor cpu = tg::randn({1000}, DType::F32, 5, Device::CPU);
-  Tensor got = f(cpu.to(Device::CUDA));
-  EXPECT_EQ(got.device(), Device::CUDA);
-  std::vector<float> g = got.to_vector(), w = fn(cpu).to_vector();
-  ASSERT_EQ(g.size(), w.size());
-  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], w[i], 2e-6f * std::fabs(w[i])) << i;
-  tg::JitReport r = f.report();
-  EXPECT_EQ(r.breaks.size(), 1u);
-  ASSERT_EQ(r.graphs.size(), 2u);
-  EXPECT_GT(r.graphs[0].kernels, 0u);  // compiled kernels, not the interpreter
-  uint64_t misses = r.cacheMisses;
-  (void)f(cpu.to(Device::CUDA)).to_vector();
-  EXPECT_EQ(f.report().cacheMisses, misses);  // no recompiles
-}
-
-TEST(GpuBreaks, ChecksFailAsynchronouslyWithTheirLine) {
-  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
-  unsigned line = 0;
-  auto f = tg::jit([&](const Tensor& x) {
-    line = __LINE__ + 1;
-    tg::check(x > 0.0f, "x must be positive (GPU)");
-    return x * 2.0f;
-  });
-  Tensor good = tg::full({64}, 1.0, DType::F32, Device::CUDA);
-  EXPECT_NO_THROW((void)f(good).to_vector());
-  Tensor bad = tg::full({64}, -1.0, DType::F32, Device::CUDA);
-  Tensor y = f(bad);  // no wait here
-  try {
-    (void)y.to_vector();
-    FAIL() << "expected the check to fail";
-  } catch (const tg::Error& e) {
-    EXPECT_EQ(e.location().line, line);
-    EXPECT_NE(std::string(e.what()).find("x must be positive (GPU)"), std::string::npos);
-  }
-  EXPECT_NO_THROW((void)y.to_vector());  // raised once
-  EXPECT_TRUE(f.report().breaks.empty());
-}
-
-TEST(GpuBreaks, HostReadsOfCudaTensorsAreSyncPoints) {
-  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
-  tg::clear_sync_points();
-  Tensor x = tg::full({4}, 2.0, DType::F32, Device::CUDA);
-  unsigned line = __LINE__ + 1;
-  float v = tg::sum(x).item();
-  EXPECT_EQ(v, 8.0f);
-  std::vector<tg::JitReport::Event> events = tg::sync_points();
-  ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].what, "item()");
-  EXPECT_EQ(events[0].loc.line, line);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 //===- EmitReduction.cpp - CUDA C++ for a reduction tg.fusion -------------===//
 //
 // Generates `struct TgBody` for templates/reduction.cuh: one warp per output (or one block,
-// for few, long reductions), f32 accumulation for floats (i32 wraps), the input read through
+// or several blocks combined by the last, for few, long reductions), f32 accumulation for floats (i32 wraps), the input read through
 // any layout chain inside the region.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +11,7 @@
 
 #include "tg/Dialect/OpDescription.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace mlir;
@@ -84,22 +85,32 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
   os << "  __device__ __forceinline__ void store(Index o, Acc acc) const { out0[o] = "
      << storeConvert(dtype, value) << "; }\n};\n";
 
-  // Few long reductions: a block per output; otherwise a warp per output.
+  // Few long reductions: a block per output, and when that leaves SMs idle, several blocks per
+  // output (TG_SPLIT slices, at least 4096 elements each) whose partials the last block to
+  // finish combines. Otherwise a warp per output.
   const int block = 256;
   const bool blockPerOutput = reducedCount >= 2048 && outputs < int64_t(options.smCount) * 8;
   const int group = blockPerOutput ? block : 32;
+  int64_t split = 1;
+  if (blockPerOutput) {
+    const int64_t wanted = (int64_t(options.smCount) * 4 + outputs - 1) / outputs;
+    split = std::clamp<int64_t>(std::min(wanted, reducedCount / 4096), 1, 1024);
+  }
   const int64_t perBlock = block / group;
-  int64_t blocks = std::max<int64_t>(
-      1, std::min<int64_t>((outputs + perBlock - 1) / perBlock, int64_t(options.smCount) * 8));
+  int64_t blocks = split > 1 ? outputs * split
+                             : std::max<int64_t>(1, std::min<int64_t>((outputs + perBlock - 1) / perBlock,
+                                                                      int64_t(options.smCount) * 8));
   std::ostringstream summary;
   summary << "reduction: " << reduce->getName().stripDialect().str() << " of " << reducedCount
           << " elements into each of " << outputs << " output(s), "
           << (blockPerOutput ? "a block" : "a warp") << " per output";
+  if (split > 1) summary << " slice, " << split << " slices each";
   KernelEmission e;
   e.kernel.name = name;
   e.kernel.summary = summary.str();
   e.kernel.source = kernelHeader(name, summary.str()) + "#define TG_BLOCK " +
-                    std::to_string(block) + "\n#define TG_GROUP " + std::to_string(group) + "\n" +
+                    std::to_string(block) + "\n#define TG_GROUP " + std::to_string(group) +
+                    "\n#define TG_SPLIT " + std::to_string(split) + "\n" +
                     os.str() + reductionTemplate();
   e.dims.grid[0] = static_cast<uint32_t>(blocks);
   e.dims.block[0] = block;
