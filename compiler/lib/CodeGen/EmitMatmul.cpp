@@ -1,4 +1,5 @@
 //===- EmitMatmul.cpp - CUDA C++ for a gemm tg.fusion (the simt path) -----===//
+#include "GemmEmission.h"
 #include "KernelEmission.h"
 #include "ScalarMath.h"
 
@@ -14,7 +15,12 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
                                      const CodeGenOptions& options) {
   ir::MatmulOp mm;
   fusion.getBody().walk([&](ir::MatmulOp m) { mm = m; });
-  if (!mm || fusion.getNumResults() != 1) return fusion.emitOpError("gemm kernels hold one matmul");
+  if (!mm) return fusion.emitOpError("gemm kernels hold one matmul");
+  auto path = fusion->getAttrOfType<StringAttr>("tg.path");
+  if (path && path.getValue() == "wgmma") return emitMatmulWgmma(fusion, mm, name, options);
+  if (fusion.getNumResults() != 1 ||
+      cast<ir::YieldOp>(fusion.getBody().front().getTerminator()).getOperand(0) != mm.getResult())
+    return fusion.emitOpError("the simt matmul path has no fused epilogue");
   auto tile = fusion->getAttrOfType<DenseI64ArrayAttr>("tg.tile");
   if (!tile || tile.size() != 3) return fusion.emitOpError("has no tile: run tg-lower-matmul first");
   // Operands are kernel inputs, possibly through reshapes (same bytes).

@@ -127,6 +127,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     rt::PlanLaunch launch;
     launch.kernel = static_cast<int>(plan.kernels.size());
     launch.dims = emission->dims;
+    launch.tensorMaps = emission->tensorMaps;
     for (Value v : fusion.getInputs()) launch.buffers.push_back(bufferOf.lookup(v));
     for (Value v : fusion.getResults()) launch.buffers.push_back(bufferOf.lookup(v));
     if (fusion.getKind() == ir::FusionKind::check) {

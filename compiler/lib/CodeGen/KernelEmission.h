@@ -14,12 +14,15 @@ namespace tg::codegen {
 struct KernelEmission {
   rt::KernelSource kernel;
   rt::LaunchDims dims;
+  /// TMA tensor maps: the kernel's second parameter (PlanTensorMap::arg indexes the operands).
+  std::vector<rt::PlanTensorMap> tensorMaps;
 };
 
 /// The embedded templates (templates/*.cuh).
 const char* elementwiseTemplate();
 const char* reductionTemplate();
 const char* matmulSimtTemplate();
+const char* matmulWgmmaTemplate();
 const char* checkTemplate();
 
 mlir::FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,

@@ -54,7 +54,15 @@ namespace tg::rt {
   X(cuModuleGetFunction)            \
   X(cuFuncSetAttribute)             \
   X(cuFuncGetAttribute)             \
-  X(cuLaunchKernel)
+  X(cuGraphCreate)                  \
+  X(cuGraphDestroy)                 \
+  X(cuGraphAddKernelNode)           \
+  X(cuGraphInstantiate)             \
+  X(cuGraphExecDestroy)             \
+  X(cuGraphExecKernelNodeSetParams) \
+  X(cuGraphLaunch)                  \
+  X(cuLaunchKernel)                 \
+  X(cuTensorMapEncodeTiled)
 
 /// Function pointers for the driver entry points tg uses.
 struct CudaDriver {

@@ -2,10 +2,29 @@
 #include "tg/Runtime/Executor.h"
 
 #include "tg/Runtime/CheckRegistry.h"
+#include "tg/Runtime/CudaGraph.h"
 #include "tg/Runtime/KernelCache.h"
 #include "tg/Support/Error.h"
 
+#include <cstdio>
+
 namespace tg::rt {
+
+namespace {
+
+/// The byte size of each kernel parameter of each launch (the kernel ABI; packLaunch writes
+/// them).
+std::vector<std::vector<size_t>> parameterSizes(const Plan& plan) {
+  std::vector<std::vector<size_t>> sizes;
+  for (const PlanLaunch& l : plan.launches) {
+    std::vector<size_t>& s = sizes.emplace_back();
+    s.push_back(l.buffers.size() * sizeof(DevicePtr));
+    if (!l.tensorMaps.empty()) s.push_back(l.tensorMaps.size() * sizeof(TensorMapBytes));
+  }
+  return sizes;
+}
+
+}  // namespace
 
 Executor::Executor(Plan plan, Gpu& gpu) : plan_(std::move(plan)), gpu_(gpu) {
   KernelCache& cache = KernelCache::instance();
@@ -13,17 +32,51 @@ Executor::Executor(Plan plan, Gpu& gpu) : plan_(std::move(plan)), gpu_(gpu) {
   for (const PlanLaunch& l : plan_.launches)
     if (l.dims.sharedBytes > 48 * 1024)
       gpu_.setMaxDynamicShared(functions_[l.kernel], l.dims.sharedBytes);
+  params_ = LaunchParams(parameterSizes(plan_));
+  mapBases_.resize(plan_.launches.size());
+  for (size_t i = 0; i < plan_.launches.size(); ++i)
+    mapBases_[i].assign(plan_.launches[i].tensorMaps.size(), 0);
   constants_.resize(plan_.buffers.size());
+  peakDeviceBytes_ = plan_.arenaBytes;
   for (size_t i = 0; i < plan_.buffers.size(); ++i) {
     const PlanBuffer& b = plan_.buffers[i];
+    if (b.kind == PlanBuffer::Kind::Output) peakDeviceBytes_ += b.bytes;
     if (b.kind != PlanBuffer::Kind::Constant) continue;
+    peakDeviceBytes_ += b.data.size();
     constants_[i] = gpu_.allocate(b.data.size());
     gpu_.copyToDevice(constants_[i]->ptr(), b.data.data(), b.data.size());
   }
 }
 
+Executor::~Executor() = default;
+
 std::vector<std::shared_ptr<DeviceBuffer>> Executor::run(
     const std::vector<std::shared_ptr<DeviceBuffer>>& inputs) {
+  std::vector<std::shared_ptr<DeviceBuffer>> results;
+  run(inputs, results);
+  return results;
+}
+
+void Executor::run(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs,
+                   std::vector<std::shared_ptr<DeviceBuffer>>& results, bool mayUseCudaGraph) {
+  try {
+    bindBuffers(inputs);
+    ++runs_;
+    for (size_t l = 0; l < plan_.launches.size(); ++l) packLaunch(l);
+    if (!launchAsCudaGraph(mayUseCudaGraph))
+      for (size_t l = 0; l < plan_.launches.size(); ++l)
+        gpu_.launch(functions_[plan_.launches[l].kernel], plan_.launches[l].dims,
+                    params_.pointers(l));
+  } catch (...) {
+    owners_.assign(owners_.size(), nullptr);  // e.g. out of memory: keep no buffer of this run
+    throw;
+  }
+  results.resize(plan_.outputs.size());
+  for (size_t i = 0; i < plan_.outputs.size(); ++i) results[i] = owners_[plan_.outputs[i]];
+  owners_.assign(owners_.size(), nullptr);  // hold no buffer longer than the results do
+}
+
+void Executor::bindBuffers(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs) {
   const size_t n = plan_.buffers.size();
   // The buffer object that owns each plan buffer's memory (null for arena temporaries).
   std::vector<std::shared_ptr<DeviceBuffer>>& owners = owners_;
@@ -55,24 +108,54 @@ std::vector<std::shared_ptr<DeviceBuffer>> Executor::run(
         ptrs[i] = ptrs[b.index];
         break;
       case PlanBuffer::Kind::CheckFlag:
+        // The flag's address never changes, so a CUDA graph keeps it; the host must still learn
+        // on every run that check kernels were queued.
         ptrs[i] = CheckRegistry::instance().deviceFlag(gpu_);
         CheckRegistry::instance().launched();
         break;
     }
     if (owners[i] && b.kind != PlanBuffer::Kind::Alias) ptrs[i] = owners[i]->ptr();
   }
-  std::vector<DevicePtr>& args = args_;
-  for (const PlanLaunch& l : plan_.launches) {
-    args.clear();
-    for (int b : l.buffers) args.push_back(ptrs[b]);
-    void* params[] = {args.data()};
-    gpu_.launch(functions_[l.kernel], l.dims, params);
+}
+
+void Executor::packLaunch(size_t li) {
+  const PlanLaunch& l = plan_.launches[li];
+  auto* args = reinterpret_cast<DevicePtr*>(params_.block(li, 0));
+  for (size_t a = 0; a < l.buffers.size(); ++a) args[a] = ptrs_[l.buffers[a]];
+  if (l.tensorMaps.empty()) return;
+  auto* maps = reinterpret_cast<TensorMapBytes*>(params_.block(li, 1));
+  for (size_t m = 0; m < l.tensorMaps.size(); ++m) {
+    const DevicePtr base = ptrs_[l.buffers[l.tensorMaps[m].arg]];
+    if (mapBases_[li][m] != base) {
+      gpu_.encodeTensorMap(maps[m], l.tensorMaps[m].spec, base);
+      mapBases_[li][m] = base;
+    }
   }
-  std::vector<std::shared_ptr<DeviceBuffer>> results;
-  results.reserve(plan_.outputs.size());
-  for (int b : plan_.outputs) results.push_back(owners[b]);
-  owners.assign(n, nullptr);  // hold no buffer longer than the results do
-  return results;
+}
+
+bool Executor::launchAsCudaGraph(bool mayUseCudaGraph) {
+  // The first run stays direct: a function called once should not pay for building a graph.
+  if (!mayUseCudaGraph || !cudaGraphFailure_.empty() || plan_.launches.empty() || runs_ < 2)
+    return false;
+  const char* step = "launch";
+  try {
+    if (!graph_) {
+      step = "build";
+      graph_ = std::make_unique<CudaGraph>(gpu_, plan_, functions_, params_);
+      step = "launch";
+    }
+    graph_->launch(params_);
+  } catch (const Error& e) {
+    // Never fatal: this run and every later one launch kernel by kernel (a broken context then
+    // fails there, with the kernel's error).
+    graph_.reset();
+    cudaGraphFailure_ = std::string("could not ") + step + " the CUDA graph: " + e.message();
+    std::fprintf(stderr, "tg: warning: '%s' %s; launching its kernels one by one from now on.\n",
+                 plan_.name.c_str(), cudaGraphFailure_.c_str());
+    return false;
+  }
+  ++cudaGraphLaunches_;
+  return true;
 }
 
 }  // namespace tg::rt

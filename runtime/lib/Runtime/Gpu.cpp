@@ -140,10 +140,13 @@ std::shared_ptr<DeviceBuffer> Gpu::allocate(size_t bytes) {
     d.cuStreamSynchronize(s);
     r = d.cuMemAllocAsync(&ptr, bytes, s);
   }
-  if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+  // A request beyond the whole device may be refused with another code than out-of-memory; to
+  // the caller it is the same failure.
+  if (r == CUDA_ERROR_OUT_OF_MEMORY || (r != CUDA_SUCCESS && bytes > info_.totalMemory)) {
     auto [freeBytes, total] = memoryInfo();
-    throw Error("out of device memory: asked for " + std::to_string(bytes) + " bytes, " +
-                std::to_string(freeBytes) + " of " + std::to_string(total) + " free");
+    throw OutOfMemoryError("out of device memory: asked for " + std::to_string(bytes) +
+                           " bytes, " + std::to_string(freeBytes) + " of " +
+                           std::to_string(total) + " free");
   }
   check(r, "cuMemAllocAsync");
   return std::make_shared<DeviceBuffer>(this, ptr, bytes);
@@ -228,6 +231,34 @@ void Gpu::setMaxDynamicShared(void* function, uint32_t bytes) {
                                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                              static_cast<int>(bytes)),
         "cuFuncSetAttribute(max dynamic shared memory)");
+}
+
+void Gpu::encodeTensorMap(TensorMapBytes& out, const TensorMapSpec& spec, DevicePtr base) {
+  static_assert(sizeof(TensorMapBytes) == sizeof(CUtensorMap), "CUtensorMap is 128 bytes");
+  CUtensorMapDataType type = spec.type == TensorMapSpec::Type::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                             : spec.type == TensorMapSpec::Type::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                                      : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  cuuint64_t dims[3], strides[2];
+  cuuint32_t box[3], elementStrides[3] = {1, 1, 1};
+  for (uint32_t d = 0; d < spec.rank; ++d) {
+    dims[d] = spec.dims[d];
+    box[d] = spec.box[d];
+    if (d > 0) strides[d - 1] = spec.strides[d - 1];
+  }
+  CUresult r = driverOf(driver_).cuTensorMapEncodeTiled(
+      reinterpret_cast<CUtensorMap*>(&out), type, spec.rank, reinterpret_cast<void*>(base), dims,
+      strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      spec.swizzle128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::string what = "cuTensorMapEncodeTiled(rank " + std::to_string(spec.rank) + ", dims";
+    for (uint32_t d = 0; d < spec.rank; ++d) what += " " + std::to_string(spec.dims[d]);
+    what += ", box";
+    for (uint32_t d = 0; d < spec.rank; ++d) what += " " + std::to_string(spec.box[d]);
+    what += ", base " + std::to_string(base) + ")";
+    throw Error("the GPU cannot describe a matmul operand for TMA: " + what + ": " +
+                cudaErrorText(driverOf(driver_), r));
+  }
 }
 
 void Gpu::launch(void* function, const LaunchDims& dims, void** args) {

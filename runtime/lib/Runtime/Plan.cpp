@@ -38,7 +38,15 @@ std::string Plan::str() const {
        << l.dims.block[1] << "," << l.dims.block[2] << ") smem " << l.dims.sharedBytes
        << " buffers [";
     for (size_t i = 0; i < l.buffers.size(); ++i) os << (i ? ", " : "") << l.buffers[i];
-    os << "]  " << kernels[l.kernel].summary << "\n";
+    os << "]";
+    for (const PlanTensorMap& m : l.tensorMaps) {
+      os << " tma(arg " << m.arg << ": dims";
+      for (uint32_t d = 0; d < m.spec.rank; ++d) os << (d ? "x" : " ") << m.spec.dims[d];
+      os << ", box";
+      for (uint32_t d = 0; d < m.spec.rank; ++d) os << (d ? "x" : " ") << m.spec.box[d];
+      os << (m.spec.swizzle128 ? ", swizzle 128B)" : ")");
+    }
+    os << "  " << kernels[l.kernel].summary << "\n";
   }
   os << "  results: [";
   for (size_t i = 0; i < outputs.size(); ++i) os << (i ? ", " : "") << "buffer " << outputs[i];

@@ -1,30 +1,67 @@
 //===- Executor.h - Runs a Plan on tg's stream, without host syncs --------===//
 #pragma once
 
+#include "tg/Runtime/LaunchParams.h"
 #include "tg/Runtime/Plan.h"
 
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace tg::rt {
+
+class CudaGraph;
 
 class Executor {
  public:
   /// Gets every kernel of `plan` from the kernel cache (compiling what is new) and uploads its
   /// constants. Throws tg::Error when a kernel does not compile.
   Executor(Plan plan, Gpu& gpu);
+  ~Executor();
 
-  /// Runs the plan on `inputs` (one buffer per program input, in order) and returns one buffer
-  /// per result. Everything is queued on tg's stream: no host sync. Results that are inputs or
-  /// constants (or reshapes of them) share those buffers. The temporaries' arena is allocated
-  /// once and reused by every run (runs are ordered on the one stream); results are fresh
-  /// buffers. Not for concurrent use from several threads.
+  /// Runs the plan on `inputs` (one buffer per program input, in order) and writes one buffer
+  /// per result to `results` (resized; its storage is reused from call to call). Everything is
+  /// queued on tg's stream: no host sync. Results that are inputs or constants (or reshapes of
+  /// them) share those buffers. The temporaries' arena is allocated once and reused by every
+  /// run (runs are ordered on the one stream); results are fresh buffers. Not for concurrent use
+  /// from several threads.
+  ///
+  /// `mayUseCudaGraph`: the caller replays a fixed program call after call (a break-free jit
+  /// function). From the second run on, such runs launch the plan as one CUDA graph
+  /// (CudaGraph.h). If the driver refuses to build or launch it, tg warns once and launches
+  /// kernel by kernel from then on.
+  void run(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs,
+           std::vector<std::shared_ptr<DeviceBuffer>>& results, bool mayUseCudaGraph = false);
+  /// The same, returning the results (kernel by kernel).
   std::vector<std::shared_ptr<DeviceBuffer>> run(
       const std::vector<std::shared_ptr<DeviceBuffer>>& inputs);
 
   const Plan& plan() const { return plan_; }
 
+  /// Whether runs that may use a CUDA graph launch one now.
+  bool usesCudaGraph() const { return graph_ != nullptr; }
+  /// Runs launched as a CUDA graph.
+  uint64_t cudaGraphLaunches() const { return cudaGraphLaunches_; }
+  /// Why the CUDA graph was given up (the driver's error), or empty.
+  const std::string& cudaGraphFailure() const { return cudaGraphFailure_; }
+  /// Device memory one run needs, in bytes as requested (the pool may round up): the
+  /// temporaries' arena (allocated at the first run, kept), the constants (uploaded once, kept)
+  /// and the result buffers a run allocates. Inputs belong to the caller and are not counted;
+  /// nor is the 4-byte tg::check flag that the whole process shares.
+  size_t peakDeviceBytes() const { return peakDeviceBytes_; }
+
  private:
+  /// Points every plan buffer at its memory for this run (ptrs_, owners_): inputs, constants,
+  /// the arena, fresh result buffers.
+  void bindBuffers(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs);
+  /// Writes launch `l`'s kernel parameters into params_ from ptrs_: the one place that knows
+  /// what each kernel takes. Both the direct launches and the CUDA graph read them there.
+  void packLaunch(size_t l);
+  /// Queues the packed launches as the CUDA graph, building it first when due. False when this
+  /// run must launch kernel by kernel.
+  bool launchAsCudaGraph(bool mayUseCudaGraph);
+
   Plan plan_;
   Gpu& gpu_;
   std::vector<void*> functions_;                       // per kernel
@@ -33,7 +70,17 @@ class Executor {
   // Scratch reused by every run (no allocation on the per-call path).
   std::vector<std::shared_ptr<DeviceBuffer>> owners_;
   std::vector<DevicePtr> ptrs_;
-  std::vector<DevicePtr> args_;
+  // Per launch: parameter 0 is the struct of buffer pointers; launches that load through TMA
+  // have parameter 1, their tensor maps, encoded for the base addresses in mapBases_ (re-encoded
+  // only when an address changes).
+  LaunchParams params_;
+  std::vector<std::vector<DevicePtr>> mapBases_;
+  // The CUDA graph of replayed runs (see run()).
+  std::unique_ptr<CudaGraph> graph_;
+  uint64_t runs_ = 0;
+  uint64_t cudaGraphLaunches_ = 0;
+  std::string cudaGraphFailure_;
+  size_t peakDeviceBytes_ = 0;
 };
 
 }  // namespace tg::rt

@@ -69,6 +69,24 @@ class Module {
   void* handle_;
 };
 
+/// A TMA tensor map (CUtensorMap) over a row-major tensor: up to 3 dims, innermost first, with
+/// a box (the tile one copy moves) and 128-byte swizzling of shared memory. Encoded on the host
+/// for each new base address (Gpu::encodeTensorMap); kernels take it by value.
+struct TensorMapSpec {
+  enum class Type : uint8_t { BF16, F16, F32 };
+  Type type = Type::BF16;
+  uint32_t rank = 2;
+  uint64_t dims[3] = {1, 1, 1};     ///< elements, innermost first
+  uint64_t strides[2] = {0, 0};     ///< bytes between consecutive indices of dims 1 and 2
+  uint32_t box[3] = {1, 1, 1};      ///< elements, innermost first
+  bool swizzle128 = true;
+};
+
+/// The bytes of one encoded tensor map (CUtensorMap: 128 bytes, 64-byte aligned).
+struct alignas(64) TensorMapBytes {
+  unsigned char bytes[128];
+};
+
 struct LaunchDims {
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
@@ -84,8 +102,8 @@ class Gpu {
 
   const DeviceInfo& info() const { return info_; }
 
-  /// Stream-ordered allocation: no host sync. Throws tg::Error when the device is out of memory
-  /// (after waiting once for pending frees), naming the bytes asked for.
+  /// Stream-ordered allocation: no host sync. Throws tg::OutOfMemoryError when the device is out
+  /// of memory (after waiting once for pending frees), naming the bytes asked for.
   std::shared_ptr<DeviceBuffer> allocate(size_t bytes);
   /// Host -> device through pinned staging memory; returns once `src` may be reused.
   void copyToDevice(DevicePtr dst, const void* src, size_t bytes);
@@ -102,6 +120,10 @@ class Gpu {
   void setMaxDynamicShared(void* function, uint32_t bytes);
   /// Launches `function` on tg's stream with `args` (pointers to each argument's value).
   void launch(void* function, const LaunchDims& dims, void** args);
+
+  /// Encodes `spec` over the memory at `base` (cuTensorMapEncodeTiled; host-only, no device
+  /// work). Throws tg::Error naming the spec when the driver refuses it.
+  void encodeTensorMap(TensorMapBytes& out, const TensorMapSpec& spec, DevicePtr base);
 
   /// Device events for timing (benchmarks): record on tg's stream, read elapsed milliseconds.
   void* createEvent();
@@ -120,6 +142,7 @@ class Gpu {
 
  private:
   friend class Module;
+  friend class CudaGraph;  // builds and launches graphs through the driver table
   Gpu() = default;
   void check(int result, const char* what);
   void copyStaged(DevicePtr device, void* host, size_t bytes, bool toDevice);

@@ -40,12 +40,21 @@ struct PlanBuffer {
   std::string label;  ///< What the buffer holds, for dumps ("%3 = tg.add ...").
 };
 
-/// Launch `kernel` with one argument: a struct of device pointers, one per entry of `buffers`
-/// (in order). Every generated kernel takes exactly that parameter.
+/// A tensor map over the launch's argument `arg` (an index into PlanLaunch::buffers).
+struct PlanTensorMap {
+  int arg = -1;
+  TensorMapSpec spec;
+};
+
+/// Launch `kernel` with a struct of device pointers, one per entry of `buffers` (in order):
+/// every generated kernel takes that parameter. Kernels that load through TMA (tensor-core
+/// matmuls) take a second parameter: the `tensorMaps`, encoded over the run's buffers, in order,
+/// as consecutive 128-byte CUtensorMaps.
 struct PlanLaunch {
   int kernel = -1;
   LaunchDims dims;
   std::vector<int> buffers;
+  std::vector<PlanTensorMap> tensorMaps;
 };
 
 struct Plan {

@@ -52,4 +52,12 @@ class GraphBreakError : public Error {
   using Error::Error;
 };
 
+/// Thrown when the GPU cannot allocate memory. The message names the bytes asked for and, when
+/// a jit function asked, the function (the location is then the call's line). Nothing is left
+/// half-done: the process can free memory, or use smaller tensors, and go on.
+class OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace tg

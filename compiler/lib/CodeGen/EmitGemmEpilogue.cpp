@@ -1,0 +1,110 @@
+//===- EmitGemmEpilogue.cpp - TgBody::store for tensor-core matmul kernels -===//
+//
+// A gemm tg.fusion holds one tg.matmul and, when the fuser put them there, the elementwise ops
+// that consume its result (bias, activation, residual, scale, cast). The epilogue computes
+// those ops on each pair of accumulators a thread holds, (m, n) and (m, n + 1): the matmul's
+// value is the accumulator, other inputs are read at the element's index through their layout
+// chains (a bias [N] is a broadcast read), and every yielded value is stored.
+//
+//===----------------------------------------------------------------------===//
+#include "GemmEmission.h"
+#include "IndexExpr.h"
+#include "ScalarMath.h"
+
+#include "tg/Dialect/OpDescription.h"
+#include "tg/Transforms/LayoutChain.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <sstream>
+
+using namespace mlir;
+
+namespace tg::codegen {
+
+FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
+                                        const CodeGenOptions& options) {
+  Block& body = fusion.getBody().front();
+  auto yield = cast<ir::YieldOp>(body.getTerminator());
+  auto type = cast<RankedTensorType>(mm.getType());
+  const Shape shape(type.getShape().begin(), type.getShape().end());
+  const int64_t numel = type.getNumElements();
+  for (Value v : yield.getValues())
+    if (numelOf(v) != numel)
+      return fusion.emitOpError("epilogue results must have the matmul's shape");
+
+  std::ostringstream os;
+  // element(i, acc, ...): the fused ops for one element, with i its linear index.
+  os << "  __device__ __forceinline__ void element(long long i, float acc) const {\n";
+  llvm::DenseMap<Value, std::string> names;
+  names[mm.getResult()] = "acc";
+  int counter = 0;
+  std::function<FailureOr<std::string>(Value)> nameOf = [&](Value v) -> FailureOr<std::string> {
+    if (auto it = names.find(v); it != names.end()) return it->second;
+    if (auto c = v.getDefiningOp<ir::ConstantOp>())
+      if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()); dense && dense.isSplat())
+        return splatLiteral(dense, dtypeOfValue(v));
+    LayoutChain chain = traceLayout(v);
+    if (chain.linear && chain.root != v && numelOf(chain.root) == numel) {
+      FailureOr<std::string> n = nameOf(chain.root);
+      if (succeeded(n)) names[v] = *n;
+      return n;
+    }
+    if (!isa<BlockArgument>(chain.root)) return failure();
+    // An input read at this element's index through its layout chain.
+    Value root;
+    auto vt = cast<RankedTensorType>(v.getType());
+    DimIndices idx = mapToRoot(
+        v, delinearize(IndexExpr::var("i", numel), Shape(vt.getShape().begin(), vt.getShape().end())),
+        root);
+    const DType dt = dtypeOfValue(v);
+    std::string n = "e" + std::to_string(counter++);
+    os << "    const " << computeType(dt) << " " << n << " = "
+       << loadConvert(dt, "in" + std::to_string(cast<BlockArgument>(root).getArgNumber()) + "[" +
+                              linearize(idx).str("ll") + "]")
+       << ";\n";
+    names[v] = n;
+    return n;
+  };
+  bool afterMatmul = false;
+  for (Operation& op : body) {
+    if (&op == mm.getOperation()) {
+      afterMatmul = true;
+      continue;
+    }
+    if (!afterMatmul || isLayoutOp(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
+    std::optional<ir::OpDescription> d = ir::describeOp(&op);
+    if (!d || !graph::isElementwise(d->kind))
+      return op.emitOpError("cannot be generated in a matmul epilogue");
+    std::vector<std::string> operands;
+    for (Value v : op.getOperands()) {
+      FailureOr<std::string> n = nameOf(v);
+      if (failed(n)) return op.emitOpError("has an operand the matmul epilogue cannot read");
+      operands.push_back(*n);
+    }
+    DType in = dtypeOfValue(op.getOperand(d->kind == graph::OpKind::Select ? 1 : 0));
+    DType out = dtypeOfValue(op.getResult(0));
+    std::string n = "v" + std::to_string(counter++);
+    os << "    const " << computeType(out) << " " << n << " = "
+       << scalarExpr(d->kind, d->attrs, operands, in, out, options.precision) << ";\n";
+    names[op.getResult(0)] = n;
+  }
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j) {
+    Value v = yield.getOperand(j);
+    FailureOr<std::string> n = nameOf(v);
+    if (failed(n)) return fusion.emitOpError("yields a value the matmul epilogue cannot read");
+    // The matmul's own value is rounded once from the f32 accumulator.
+    os << "    out" << j << "[i] = " << storeConvert(dtypeOfValue(v), *n) << ";\n";
+  }
+  os << "  }\n";
+  // store(b, m, n, v0, v1): elements (m, n) and (m, n + 1) of batch b, inside the bounds.
+  os << "  __device__ __forceinline__ void store(long long b, long long m, long long n, float v0,"
+        " float v1) const {\n"
+     << "    if (m >= kM || n >= kN) return;\n"
+     << "    const long long i = (b * kM + m) * kN + n;\n"
+     << "    element(i, v0);\n"
+     << "    if (n + 1 < kN) element(i + 1, v1);\n  }\n";
+  return os.str();
+}
+
+}  // namespace tg::codegen

@@ -1,0 +1,145 @@
+//===- EmitMatmulWgmma.cpp - CUDA C++ for a gemm tg.fusion on Hopper -------===//
+//
+// The `wgmma` path chosen by tg-lower-matmul for bf16/f16 on sm_90a: templates/
+// matmul_wgmma.cuh specialised by macros, the `tg_wgmma` wrapper of one wgmma.mma_async
+// instruction (its 64 x N x 16 shape, dtype and operand majorness are immediates), a TgBody
+// whose store() is the fused epilogue, and the TMA tensor maps of A and B, which the executor
+// encodes over the run's buffers. Operands in memory:
+//   A [batch..] M x K (K-major) or, with transpose_a, K x M (M-major: wgmma transposes);
+//   B [batch..] K x N (N-major: wgmma transposes) or, with transpose_b, N x K (K-major).
+// A K-major operand is loaded as one box of 64 K x rows; an MN-major one as boxes of 64 MN x
+// 64 K. Both land in the 128-byte swizzled layout wgmma's descriptors describe.
+//
+//===----------------------------------------------------------------------===//
+#include "GemmEmission.h"
+#include "ScalarMath.h"
+
+#include "tg/Transforms/LayoutChain.h"
+
+#include <sstream>
+
+using namespace mlir;
+
+namespace tg::codegen {
+
+namespace {
+
+/// `asm volatile` wrapping wgmma.mma_async.m64n<bn>k16 with `bn / 2` f32 accumulators.
+std::string wgmmaWrapper(int bn, DType dtype, bool transA, bool transB) {
+  const int regs = bn / 2;
+  const char* t = dtype == DType::BF16 ? "bf16" : "f16";
+  std::ostringstream os;
+  os << "__device__ __forceinline__ void tg_wgmma(float (&d)[" << regs
+     << "], unsigned long long da, unsigned long long db, int accumulate) {\n";
+  os << "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << regs + 2 << ", 0;\\n\"\n";
+  os << "      \"wgmma.mma_async.sync.aligned.m64n" << bn << "k16.f32." << t << "." << t << " {";
+  for (int i = 0; i < regs; ++i) os << (i ? ", " : "") << "%" << i;
+  os << "}, %" << regs << ", %" << regs + 1 << ", p, 1, 1, " << (transA ? 1 : 0) << ", "
+     << (transB ? 1 : 0) << ";\\n}\\n\"\n      : ";
+  for (int i = 0; i < regs; ++i) os << (i ? ", " : "") << "\"+f\"(d[" << i << "])";
+  os << "\n      : \"l\"(da), \"l\"(db), \"r\"(accumulate));\n}\n";
+  return os.str();
+}
+
+rt::TensorMapSpec::Type mapType(DType d) {
+  return d == DType::BF16 ? rt::TensorMapSpec::Type::BF16 : rt::TensorMapSpec::Type::F16;
+}
+
+/// The map of one operand stored as [batch] x rows x cols (row-major, 2-byte elements), read
+/// in boxes of boxCols x boxRows.
+rt::TensorMapSpec operandMap(DType d, int64_t batch, int64_t rows, int64_t cols, uint32_t boxCols,
+                             uint32_t boxRows) {
+  rt::TensorMapSpec s;
+  s.type = mapType(d);
+  s.rank = batch > 0 ? 3 : 2;
+  s.dims[0] = static_cast<uint64_t>(cols);
+  s.dims[1] = static_cast<uint64_t>(rows);
+  s.dims[2] = static_cast<uint64_t>(batch > 0 ? batch : 1);
+  s.strides[0] = static_cast<uint64_t>(cols) * 2;
+  s.strides[1] = static_cast<uint64_t>(rows * cols) * 2;
+  s.box[0] = boxCols;
+  s.box[1] = boxRows;
+  s.box[2] = 1;
+  s.swizzle128 = true;
+  return s;
+}
+
+}  // namespace
+
+FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
+                                          const std::string& name, const CodeGenOptions& options) {
+  auto tile = fusion->getAttrOfType<DenseI64ArrayAttr>("tg.tile");
+  auto stagesAttr = fusion->getAttrOfType<IntegerAttr>("tg.stages");
+  if (!tile || tile.size() != 3 || !stagesAttr)
+    return fusion.emitOpError("has no tile or stages: run tg-lower-matmul first");
+  const int bm = static_cast<int>(tile[0]), bn = static_cast<int>(tile[1]), bk = static_cast<int>(tile[2]);
+  const int stages = static_cast<int>(stagesAttr.getInt());
+  if (bm != 128 || bk != 64 || bn % 64 != 0 || bn < 64 || bn > 256)
+    return fusion.emitOpError("wgmma tile must be 128 x {64..256 step 64} x 64");
+  auto operandArg = [&](Value v) -> int {
+    LayoutChain chain = traceLayout(v);
+    auto arg = dyn_cast<BlockArgument>(chain.root);
+    return (arg && chain.linear) ? static_cast<int>(arg.getArgNumber()) : -1;
+  };
+  const int ia = operandArg(mm.getA()), ib = operandArg(mm.getB());
+  if (ia < 0 || ib < 0) return fusion.emitOpError("matmul operands must be contiguous inputs");
+  auto ta = cast<RankedTensorType>(mm.getA().getType()), tb = cast<RankedTensorType>(mm.getB().getType());
+  auto tc = cast<RankedTensorType>(mm.getType());
+  const int64_t ra = ta.getRank(), rb = tb.getRank(), rc = tc.getRank();
+  const int64_t M = tc.getShape()[rc - 2], N = tc.getShape()[rc - 1];
+  const bool transA = mm.getTransposeA(), transB = mm.getTransposeB();
+  const int64_t K = transA ? ta.getShape()[ra - 2] : ta.getShape()[ra - 1];
+  const int64_t batch = tc.getNumElements() / std::max<int64_t>(1, M * N);
+  const DType dt = dtypeOfValue(mm.getA());
+  if (dt != DType::BF16 && dt != DType::F16)
+    return fusion.emitOpError("the wgmma path takes bf16 or f16 operands");
+
+  const int64_t tilesM = (M + bm - 1) / bm, tilesN = (N + bn - 1) / bn;
+  std::ostringstream os;
+  os << wgmmaWrapper(bn, dt, transA, !transB);
+  os << "struct TgBody {\n";
+  os << "  static constexpr long long kM = " << M << "ll, kN = " << N << "ll, kK = " << K
+     << "ll, kBatch = " << batch << "ll, kTilesM = " << tilesM << "ll, kTilesN = " << tilesN
+     << "ll;\n";
+  for (unsigned i = 0; i < fusion.getNumOperands(); ++i)
+    os << "  const " << storageType(dtypeOfValue(fusion.getBody().getArgument(i))) << "* __restrict__ in"
+       << i << ";\n";
+  for (unsigned j = 0; j < fusion.getNumResults(); ++j)
+    os << "  " << storageType(dtypeOfValue(fusion.getResult(j))) << "* __restrict__ out" << j << ";\n";
+  FailureOr<std::string> epilogue = emitGemmEpilogue(fusion, mm, options);
+  if (failed(epilogue)) return failure();
+  os << *epilogue << "};\n";
+
+  KernelEmission e;
+  // A: K-major unless transposed; B: K-major only when transposed.
+  const int64_t batchA = ra > 2 ? batch : 0, batchB = rb > 2 ? batch : 0;
+  e.tensorMaps.push_back({ia, transA ? operandMap(dt, batchA, K, M, 64, 64)
+                                     : operandMap(dt, batchA, M, K, 64, static_cast<uint32_t>(bm))});
+  e.tensorMaps.push_back({ib, transB ? operandMap(dt, batchB, N, K, 64, static_cast<uint32_t>(bn))
+                                     : operandMap(dt, batchB, K, N, 64, 64)});
+
+  std::ostringstream summary;
+  summary << "gemm (wgmma + TMA, tile " << bm << "x" << bn << "x" << bk << ", " << stages
+          << " stages): " << batch << " x [" << M << " x " << K << "] @ [" << K << " x " << N << "]"
+          << (transA ? " A^T" : "") << (transB ? " B^T" : "");
+  int epilogueOps = 0;
+  for (Operation& op : fusion.getBody().front())
+    if (!isLayoutOp(&op) && !isa<ir::ConstantOp, ir::YieldOp, ir::MatmulOp>(op)) ++epilogueOps;
+  if (epilogueOps) summary << " + " << epilogueOps << " epilogue op(s)";
+  e.kernel.name = name;
+  e.kernel.summary = summary.str();
+  std::ostringstream defines;
+  defines << "#define TG_BM " << bm << "\n#define TG_BN " << bn << "\n#define TG_BK " << bk
+          << "\n#define TG_STAGES " << stages << "\n#define TG_A_KMAJOR " << (transA ? 0 : 1)
+          << "\n#define TG_B_KMAJOR " << (transB ? 1 : 0) << "\n#define TG_RANK_A "
+          << (batchA ? 3 : 2) << "\n#define TG_RANK_B " << (batchB ? 3 : 2) << "\n";
+  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + matmulWgmmaTemplate();
+  e.dims.grid[0] = static_cast<uint32_t>(tilesM * tilesN);
+  e.dims.grid[1] = static_cast<uint32_t>(batch);
+  e.dims.block[0] = 384;
+  // The stages, 1 KiB to align them, and two mbarriers per stage.
+  e.dims.sharedBytes = static_cast<uint32_t>(stages * (bm + bn) * bk * 2 + 1024 + 16 * stages);
+  return e;
+}
+
+}  // namespace tg::codegen

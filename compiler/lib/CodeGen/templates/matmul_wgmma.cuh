@@ -1,0 +1,177 @@
+// ---- Hopper tensor-core matmul skeleton (compiler/lib/CodeGen/templates/matmul_wgmma.cuh) ----
+// sm_90a only. The emitter defines TG_NAME, the tile TG_BM (128) x TG_BN (64..256) x TG_BK (64),
+// TG_STAGES, TG_A_KMAJOR / TG_B_KMAJOR (1: the operand's rows in memory run along K; 0: along
+// M resp. N, read with wgmma's transpose), TG_RANK_A / TG_RANK_B (3 when the operand has a
+// batch dim, else 2), and above this line:
+//   struct TgBody   kM, kN, kK, kBatch, kTilesM, kTilesN; store(b, m, n, v0, v1): the epilogue
+//                   of elements (m, n) and (m, n + 1) (it checks the bounds)
+//   tg_wgmma(d, descA, descB, accumulate): one wgmma.mma_async m64 x TG_BN x k16 into the
+//                   TG_BN / 2 f32 accumulators d of each thread of the warpgroup
+//
+// One CTA computes a TG_BM x TG_BN tile with three warpgroups. Warpgroup 0 is the producer:
+// one thread issues TMA copies (cp.async.bulk.tensor) of A and B tiles into a ring of
+// TG_STAGES shared-memory stages, each guarded by two mbarriers: `full` (the copies landed:
+// transaction bytes) and `empty` (both consumers are done reading). Warpgroups 1 and 2 are
+// consumers: each multiplies its 64 rows of the tile with wgmma straight from shared memory
+// (128-byte swizzle, the layout TMA writes) and keeps one wgmma batch in flight. setmaxnreg
+// moves registers from the producer to the consumers' accumulators. The epilogue goes from
+// registers to global memory through TgBody::store, which applies the fused elementwise ops.
+// TMA zero-fills reads outside the operands, so ragged M, N and K edges need no predication
+// in the main loop; stores are predicated.
+
+struct alignas(64) TgTensorMap {
+  unsigned long long opaque[16];
+};
+struct TgMaps {
+  TgTensorMap a, b;
+};
+
+__device__ __forceinline__ unsigned tg_smem_addr(const void* p) {
+  unsigned r;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ void tg_mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void tg_mbar_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void tg_mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// Waits until the phase of parity `parity` has completed.
+__device__ __forceinline__ void tg_mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void tg_tma_load(unsigned dst, const TgTensorMap* map, unsigned bar, int c0,
+                                            int c1, int c2, int rank) {
+  if (rank == 3)
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(dst),
+        "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+        : "memory");
+  else
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+        "l"(map), "r"(c0), "r"(c1), "r"(bar)
+        : "memory");
+}
+// A shared-memory matrix descriptor for wgmma with 128-byte swizzling (PTX ISA, "Matrix
+// Descriptor Format"): start address, leading and stride byte offsets, all >> 4.
+__device__ __forceinline__ unsigned long long tg_wgmma_desc(unsigned addr, unsigned lbo, unsigned sbo) {
+  return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
+         ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);
+}
+
+constexpr int kTgAStageBytes = TG_BM * TG_BK * 2;
+constexpr int kTgBStageBytes = TG_BN * TG_BK * 2;
+constexpr int kTgGroupM = 8;  // tiles are visited in groups of 8 tile rows: B tiles stay in L2
+
+extern "C" __global__ void __launch_bounds__(384, 1)
+    TG_NAME(const TgBody body, const __grid_constant__ TgMaps maps) {
+  extern __shared__ unsigned char tg_dynamic_smem[];
+  // 1024-byte alignment for the 128-byte swizzle pattern (the launch asks for 1 KiB extra).
+  const unsigned base = (tg_smem_addr(tg_dynamic_smem) + 1023u) & ~1023u;
+  const unsigned aBase = base, bBase = base + TG_STAGES * kTgAStageBytes;
+  const unsigned barBase = bBase + TG_STAGES * kTgBStageBytes;  // full[s], then empty[s]
+  const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+
+  // The tile: grouped order over a 1-D grid, batch in grid.y.
+  const int tile = blockIdx.x;
+  const int perGroup = kTgGroupM * (int)TgBody::kTilesN;
+  const int firstM = tile / perGroup * kTgGroupM;
+  const int groupRows = (int)TgBody::kTilesM - firstM < kTgGroupM ? (int)TgBody::kTilesM - firstM : kTgGroupM;
+  const int tm = firstM + tile % perGroup % groupRows, tn = tile % perGroup / groupRows;
+  const int m0 = tm * TG_BM, n0 = tn * TG_BN, batch = blockIdx.y;
+  constexpr int kTilesK = (int)((TgBody::kK + TG_BK - 1) / TG_BK);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < TG_STAGES; ++s) {
+      tg_mbar_init(barBase + 8 * s, 1);                     // the producer's expect_tx
+      tg_mbar_init(barBase + 8 * (TG_STAGES + s), 2);       // one arrival per consumer
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+
+  if (wg == 0) {  // producer
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+    if (t != 0) return;
+    int s = 0;
+    unsigned phase = 0;
+    for (int kt = 0; kt < kTilesK; ++kt) {
+      tg_mbar_wait(barBase + 8 * (TG_STAGES + s), phase ^ 1);
+      const unsigned full = barBase + 8 * s;
+      tg_mbar_expect_tx(full, kTgAStageBytes + kTgBStageBytes);
+      const int k0 = kt * TG_BK;
+      const unsigned a = aBase + s * kTgAStageBytes, b = bBase + s * kTgBStageBytes;
+#if TG_A_KMAJOR
+      tg_tma_load(a, &maps.a, full, k0, m0, batch, TG_RANK_A);
+#else
+      for (int i = 0; i < TG_BM / 64; ++i) tg_tma_load(a + i * 64 * TG_BK * 2, &maps.a, full, m0 + 64 * i, k0, batch, TG_RANK_A);
+#endif
+#if TG_B_KMAJOR
+      tg_tma_load(b, &maps.b, full, k0, n0, batch, TG_RANK_B);
+#else
+      for (int i = 0; i < TG_BN / 64; ++i) tg_tma_load(b + i * 64 * TG_BK * 2, &maps.b, full, n0 + 64 * i, k0, batch, TG_RANK_B);
+#endif
+      if (++s == TG_STAGES) s = 0, phase ^= 1;
+    }
+    return;
+  }
+
+  // consumers
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+  const int c = wg - 1;  // rows [64 c, 64 c + 64) of the tile
+  float d[TG_BN / 2];
+#pragma unroll
+  for (int i = 0; i < TG_BN / 2; ++i) d[i] = 0.0f;
+  int s = 0, prev = -1;
+  unsigned phase = 0;
+  for (int kt = 0; kt < kTilesK; ++kt) {
+    tg_mbar_wait(barBase + 8 * s, phase);
+    const unsigned a = aBase + s * kTgAStageBytes + c * 64 * TG_BK * 2, b = bBase + s * kTgBStageBytes;
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < TG_BK / 16; ++kk) {
+#if TG_A_KMAJOR
+      const unsigned long long da = tg_wgmma_desc(a + 32 * kk, 16, 1024);
+#else
+      const unsigned long long da = tg_wgmma_desc(a + 2048 * kk, 64 * TG_BK * 2, 1024);
+#endif
+#if TG_B_KMAJOR
+      const unsigned long long db = tg_wgmma_desc(b + 32 * kk, 16, 1024);
+#else
+      const unsigned long long db = tg_wgmma_desc(b + 2048 * kk, 64 * TG_BK * 2, 1024);
+#endif
+      tg_wgmma(d, da, db, kt > 0 || kk > 0);
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    // Keep this batch in flight; the previous one is done, so its stage can be refilled.
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    if (prev >= 0 && t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));
+    prev = s;
+    if (++s == TG_STAGES) s = 0, phase ^= 1;
+  }
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+
+  // Epilogue. Accumulator layout of wgmma m64nNk16 (f32): thread t of the warpgroup holds, for
+  // each 8-column block j, rows r and r + 8 (r = 16 (t / 32) + (t % 32) / 4) at columns
+  // 8 j + 2 (t % 4) and the next one.
+  const int row = m0 + 64 * c + 16 * (t / 32) + (t % 32) / 4;
+  const int col = n0 + 2 * (t % 4);
+#pragma unroll
+  for (int j = 0; j < TG_BN / 8; ++j) {
+    body.store(batch, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
+    body.store(batch, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+  }
+}
