@@ -1,7 +1,7 @@
 //===- tgc.cpp - tg's command-line compiler: dump stages, run graphs ------===//
 //
 //   tgc dump FILE.mlir|EXAMPLE [--stage=S,...] [--arch=sm_90a] [--no-fuse] [--out-dir=DIR]
-//   tgc run FILE.mlir --input a.npy ... --output out.npy ... [--device cpu|cuda] [--no-fuse]
+//   tgc run FILE.mlir --input a.npy ... --output out.npy ... [--device cpu|cuda] [--no-fuse] [--bench=N]
 //   tgc examples
 //   tgc cache stats|list|clear [--dir=DIR]
 //
@@ -31,6 +31,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -49,7 +50,7 @@ constexpr const char* kUsage = R"(usage:
       target (default: this machine's GPU, or sm_90a without one). --out-dir also writes
       every stage (cubins included) as files into DIR. Needs no GPU.
   tgc run FILE.mlir --input A.npy [--input B.npy ...] --output OUT.npy [...]
-          [--device cpu|cuda] [--no-fuse] [--precision=...]
+          [--device cpu|cuda] [--no-fuse] [--precision=...] [--bench=N]
       Runs the function in FILE.mlir on .npy inputs and writes .npy outputs.
   tgc examples
       Lists the built-in example graphs that `dump` accepts by name.
@@ -64,6 +65,7 @@ struct Args {
   std::string arch, device = "auto", outDir, cacheDir;
   bool fuse = true;
   int smCount = 0;
+  int bench = 0;  // run: also time this many runs (median device time)
   tg::Precision precision = tg::Precision::Auto;
 };
 
@@ -113,6 +115,9 @@ Args parseArgs(int argc, char** argv) {
       else usageError("--precision must be auto, accurate or fast, got '" + p + "'");
     } else if (is("--sm-count")) {
       a.smCount = std::stoi(optionValue(arg, "--sm-count", i, argc, argv));
+    } else if (is("--bench")) {
+      a.bench = std::stoi(optionValue(arg, "--bench", i, argc, argv));
+      if (a.bench < 1 || a.bench > 100000) usageError("--bench takes a count from 1 to 100000");
     } else if (arg == "--no-fuse") {
       a.fuse = false;
     } else if (arg == "-h" || arg == "--help") {
@@ -195,6 +200,28 @@ int dump(const Args& a) {
   return 0;
 }
 
+/// Prints the median device time of `count` runs queued back to back, each between its own
+/// events (after 3 warm-up runs), as the benchmarks time them.
+void benchmark(tg::rt::Executor& executor, const std::vector<std::shared_ptr<tg::rt::DeviceBuffer>>& in,
+               int count, tg::rt::Gpu& gpu) {
+  for (int i = 0; i < 3; ++i) executor.run(in);
+  std::vector<void*> start(count), end(count);
+  for (int i = 0; i < count; ++i) start[i] = gpu.createEvent(), end[i] = gpu.createEvent();
+  for (int i = 0; i < count; ++i) {
+    gpu.recordEvent(start[i]);
+    executor.run(in);
+    gpu.recordEvent(end[i]);
+  }
+  std::vector<double> us;
+  for (int i = 0; i < count; ++i) {
+    us.push_back(1000.0 * gpu.elapsedMs(start[i], end[i]));
+    gpu.destroyEvent(start[i]);
+    gpu.destroyEvent(end[i]);
+  }
+  std::sort(us.begin(), us.end());
+  std::fprintf(stderr, "tgc: %d runs: median %.2f us, min %.2f us\n", count, us[us.size() / 2], us[0]);
+}
+
 int run(const Args& a) {
   if (a.target.empty()) usageError("run needs a FILE.mlir");
   if (a.outputs.empty()) usageError("run needs at least one --output");
@@ -246,6 +273,7 @@ int run(const Args& a) {
       gpu->copyToDevice(buffers.back()->ptr(), t.data(), t.nbytes());
     }
     std::vector<std::shared_ptr<tg::rt::DeviceBuffer>> out = executor.run(buffers);
+    if (a.bench > 0) benchmark(executor, buffers, a.bench, *gpu);
     for (size_t i = 0; i < out.size(); ++i) {
       tg::ref::HostTensor host(plan.outputDTypes[i], plan.outputShapes[i]);
       gpu->copyToHost(host.mutableData(), out[i]->ptr(), host.nbytes());

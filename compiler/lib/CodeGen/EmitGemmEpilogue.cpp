@@ -3,8 +3,9 @@
 // A gemm tg.fusion holds one tg.matmul and, when the fuser put them there, the elementwise ops
 // that consume its result (bias, activation, residual, scale, cast). The epilogue computes
 // those ops on each pair of accumulators a thread holds, (m, n) and (m, n + 1): the matmul's
-// value is the accumulator, other inputs are read at the element's index through their layout
-// chains (a bias [N] is a broadcast read), and every yielded value is stored.
+// value is the f32 accumulator (rounded only where it is stored, like every intermediate of a
+// fused kernel), other inputs are read at the element's index through their layout chains (a
+// bias [N] is a broadcast read), and every yielded value is stored, a pair at a time.
 //
 //===----------------------------------------------------------------------===//
 #include "GemmEmission.h"
@@ -34,8 +35,11 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
       return fusion.emitOpError("epilogue results must have the matmul's shape");
 
   std::ostringstream os;
-  // element(i, acc, ...): the fused ops for one element, with i its linear index.
-  os << "  __device__ __forceinline__ void element(long long i, float acc) const {\n";
+  // compute(i, acc, r...): the fused ops for one element (linear index i), into the results.
+  os << "  __device__ __forceinline__ void compute(long long i, float acc";
+  for (unsigned j = 0; j < yield.getNumOperands(); ++j)
+    os << ", " << computeType(dtypeOfValue(yield.getOperand(j))) << "& r" << j;
+  os << ") const {\n    (void)i;\n";
   llvm::DenseMap<Value, std::string> names;
   names[mm.getResult()] = "acc";
   int counter = 0;
@@ -90,20 +94,39 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
     names[op.getResult(0)] = n;
   }
   for (unsigned j = 0; j < yield.getNumOperands(); ++j) {
-    Value v = yield.getOperand(j);
-    FailureOr<std::string> n = nameOf(v);
+    FailureOr<std::string> n = nameOf(yield.getOperand(j));
     if (failed(n)) return fusion.emitOpError("yields a value the matmul epilogue cannot read");
-    // The matmul's own value is rounded once from the f32 accumulator.
-    os << "    out" << j << "[i] = " << storeConvert(dtypeOfValue(v), *n) << ";\n";
+    os << "    r" << j << " = " << *n << ";\n";
   }
   os << "  }\n";
-  // store(b, m, n, v0, v1): elements (m, n) and (m, n + 1) of batch b, inside the bounds.
+
+  // store(b, m, n, v0, v1): elements (m, n) and (m, n + 1) of batch b (n is even), inside the
+  // bounds; with an even row length the pair is one aligned vector store per result.
+  const unsigned results = yield.getNumOperands();
+  auto resultType = [&](unsigned j) { return dtypeOfValue(yield.getOperand(j)); };
   os << "  __device__ __forceinline__ void store(long long b, long long m, long long n, float v0,"
         " float v1) const {\n"
      << "    if (m >= kM || n >= kN) return;\n"
-     << "    const long long i = (b * kM + m) * kN + n;\n"
-     << "    element(i, v0);\n"
-     << "    if (n + 1 < kN) element(i + 1, v1);\n  }\n";
+     << "    const long long i = (b * kM + m) * kN + n;\n";
+  for (unsigned j = 0; j < results; ++j)
+    os << "    " << computeType(resultType(j)) << " x" << j << ", y" << j << ";\n";
+  os << "    compute(i, v0";
+  for (unsigned j = 0; j < results; ++j) os << ", x" << j;
+  os << ");\n    if (kN % 2 == 0) {\n      compute(i + 1, v1";
+  for (unsigned j = 0; j < results; ++j) os << ", y" << j;
+  os << ");\n";
+  for (unsigned j = 0; j < results; ++j)
+    os << "      tg_store_pair(out" << j << " + i, " << storeConvert(resultType(j), "x" + std::to_string(j))
+       << ", " << storeConvert(resultType(j), "y" + std::to_string(j)) << ");\n";
+  os << "      return;\n    }\n";
+  for (unsigned j = 0; j < results; ++j)
+    os << "    out" << j << "[i] = " << storeConvert(resultType(j), "x" + std::to_string(j)) << ";\n";
+  os << "    if (n + 1 < kN) {\n      compute(i + 1, v1";
+  for (unsigned j = 0; j < results; ++j) os << ", y" << j;
+  os << ");\n";
+  for (unsigned j = 0; j < results; ++j)
+    os << "      out" << j << "[i + 1] = " << storeConvert(resultType(j), "y" + std::to_string(j)) << ";\n";
+  os << "    }\n  }\n";
   return os.str();
 }
 

@@ -16,6 +16,7 @@
 
 #include "tg/Transforms/LayoutChain.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace mlir;
@@ -134,8 +135,9 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
           << "\n#define TG_B_KMAJOR " << (transB ? 1 : 0) << "\n#define TG_RANK_A "
           << (batchA ? 3 : 2) << "\n#define TG_RANK_B " << (batchB ? 3 : 2) << "\n";
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + matmulWgmmaTemplate();
-  e.dims.grid[0] = static_cast<uint32_t>(tilesM * tilesN);
-  e.dims.grid[1] = static_cast<uint32_t>(batch);
+  // Persistent: at most one CTA per SM (the shared memory allows no more), tiles walked in turn.
+  const int64_t tiles = tilesM * tilesN * batch;
+  e.dims.grid[0] = static_cast<uint32_t>(std::min<int64_t>(tiles, std::max(1, options.smCount)));
   e.dims.block[0] = 384;
   // The stages, 1 KiB to align them, and two mbarriers per stage.
   e.dims.sharedBytes = static_cast<uint32_t>(stages * (bm + bn) * bk * 2 + 1024 + 16 * stages);

@@ -8,7 +8,7 @@
 //   tg_wgmma(d, descA, descB, accumulate): one wgmma.mma_async m64 x TG_BN x k16 into the
 //                   TG_BN / 2 f32 accumulators d of each thread of the warpgroup
 //
-// One CTA computes a TG_BM x TG_BN tile with three warpgroups. Warpgroup 0 is the producer:
+// Each CTA computes TG_BM x TG_BN tiles with three warpgroups. Warpgroup 0 is the producer:
 // one thread issues TMA copies (cp.async.bulk.tensor) of A and B tiles into a ring of
 // TG_STAGES shared-memory stages, each guarded by two mbarriers: `full` (the copies landed:
 // transaction bytes) and `empty` (both consumers are done reading). Warpgroups 1 and 2 are
@@ -76,6 +76,22 @@ constexpr int kTgAStageBytes = TG_BM * TG_BK * 2;
 constexpr int kTgBStageBytes = TG_BN * TG_BK * 2;
 constexpr int kTgGroupM = 8;  // tiles are visited in groups of 8 tile rows: B tiles stay in L2
 
+// The tile of linear index `tile`: batch-major, then groups of kTgGroupM tile rows walked
+// column by column, so that consecutive CTAs share B tiles in L2.
+__device__ __forceinline__ void tg_tile_coords(int tile, int& m0, int& n0, int& batch) {
+  constexpr int kPerBatch = (int)(TgBody::kTilesM * TgBody::kTilesN);
+  batch = tile / kPerBatch;
+  tile %= kPerBatch;
+  const int perGroup = kTgGroupM * (int)TgBody::kTilesN;
+  const int firstM = tile / perGroup * kTgGroupM;
+  const int groupRows = (int)TgBody::kTilesM - firstM < kTgGroupM ? (int)TgBody::kTilesM - firstM : kTgGroupM;
+  m0 = (firstM + tile % perGroup % groupRows) * TG_BM;
+  n0 = tile % perGroup / groupRows * TG_BN;
+}
+
+// Persistent: the grid is at most one CTA per SM and each CTA walks tiles blockIdx.x,
+// blockIdx.x + gridDim.x, ... The producer runs ahead into the next tile while the consumers
+// finish the current one and run its epilogue.
 extern "C" __global__ void __launch_bounds__(384, 1)
     TG_NAME(const TgBody body, const __grid_constant__ TgMaps maps) {
   extern __shared__ unsigned char tg_dynamic_smem[];
@@ -84,14 +100,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const unsigned aBase = base, bBase = base + TG_STAGES * kTgAStageBytes;
   const unsigned barBase = bBase + TG_STAGES * kTgBStageBytes;  // full[s], then empty[s]
   const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
-
-  // The tile: grouped order over a 1-D grid, batch in grid.y.
-  const int tile = blockIdx.x;
-  const int perGroup = kTgGroupM * (int)TgBody::kTilesN;
-  const int firstM = tile / perGroup * kTgGroupM;
-  const int groupRows = (int)TgBody::kTilesM - firstM < kTgGroupM ? (int)TgBody::kTilesM - firstM : kTgGroupM;
-  const int tm = firstM + tile % perGroup % groupRows, tn = tile % perGroup / groupRows;
-  const int m0 = tm * TG_BM, n0 = tn * TG_BN, batch = blockIdx.y;
+  constexpr int kTiles = (int)(TgBody::kTilesM * TgBody::kTilesN * TgBody::kBatch);
   constexpr int kTilesK = (int)((TgBody::kK + TG_BK - 1) / TG_BK);
 
   if (threadIdx.x == 0) {
@@ -108,70 +117,78 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     if (t != 0) return;
     int s = 0;
     unsigned phase = 0;
-    for (int kt = 0; kt < kTilesK; ++kt) {
-      tg_mbar_wait(barBase + 8 * (TG_STAGES + s), phase ^ 1);
-      const unsigned full = barBase + 8 * s;
-      tg_mbar_expect_tx(full, kTgAStageBytes + kTgBStageBytes);
-      const int k0 = kt * TG_BK;
-      const unsigned a = aBase + s * kTgAStageBytes, b = bBase + s * kTgBStageBytes;
+    for (int tile = blockIdx.x; tile < kTiles; tile += gridDim.x) {
+      int m0, n0, batch;
+      tg_tile_coords(tile, m0, n0, batch);
+      for (int kt = 0; kt < kTilesK; ++kt) {
+        tg_mbar_wait(barBase + 8 * (TG_STAGES + s), phase ^ 1);
+        const unsigned full = barBase + 8 * s;
+        tg_mbar_expect_tx(full, kTgAStageBytes + kTgBStageBytes);
+        const int k0 = kt * TG_BK;
+        const unsigned a = aBase + s * kTgAStageBytes, b = bBase + s * kTgBStageBytes;
 #if TG_A_KMAJOR
-      tg_tma_load(a, &maps.a, full, k0, m0, batch, TG_RANK_A);
+        tg_tma_load(a, &maps.a, full, k0, m0, batch, TG_RANK_A);
 #else
-      for (int i = 0; i < TG_BM / 64; ++i) tg_tma_load(a + i * 64 * TG_BK * 2, &maps.a, full, m0 + 64 * i, k0, batch, TG_RANK_A);
+        for (int i = 0; i < TG_BM / 64; ++i) tg_tma_load(a + i * 64 * TG_BK * 2, &maps.a, full, m0 + 64 * i, k0, batch, TG_RANK_A);
 #endif
 #if TG_B_KMAJOR
-      tg_tma_load(b, &maps.b, full, k0, n0, batch, TG_RANK_B);
+        tg_tma_load(b, &maps.b, full, k0, n0, batch, TG_RANK_B);
 #else
-      for (int i = 0; i < TG_BN / 64; ++i) tg_tma_load(b + i * 64 * TG_BK * 2, &maps.b, full, n0 + 64 * i, k0, batch, TG_RANK_B);
+        for (int i = 0; i < TG_BN / 64; ++i) tg_tma_load(b + i * 64 * TG_BK * 2, &maps.b, full, n0 + 64 * i, k0, batch, TG_RANK_B);
 #endif
-      if (++s == TG_STAGES) s = 0, phase ^= 1;
+        if (++s == TG_STAGES) s = 0, phase ^= 1;
+      }
     }
     return;
   }
 
   // consumers
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-  const int c = wg - 1;  // rows [64 c, 64 c + 64) of the tile
+  const int c = wg - 1;  // rows [64 c, 64 c + 64) of each tile
   float d[TG_BN / 2];
-#pragma unroll
-  for (int i = 0; i < TG_BN / 2; ++i) d[i] = 0.0f;
-  int s = 0, prev = -1;
+  int s = 0;
   unsigned phase = 0;
-  for (int kt = 0; kt < kTilesK; ++kt) {
-    tg_mbar_wait(barBase + 8 * s, phase);
-    const unsigned a = aBase + s * kTgAStageBytes + c * 64 * TG_BK * 2, b = bBase + s * kTgBStageBytes;
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  for (int tile = blockIdx.x; tile < kTiles; tile += gridDim.x) {
+    int m0, n0, batch;
+    tg_tile_coords(tile, m0, n0, batch);
+    int prev = -1;
+    for (int kt = 0; kt < kTilesK; ++kt) {
+      tg_mbar_wait(barBase + 8 * s, phase);
+      const unsigned a = aBase + s * kTgAStageBytes + c * 64 * TG_BK * 2, b = bBase + s * kTgBStageBytes;
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-    for (int kk = 0; kk < TG_BK / 16; ++kk) {
+      for (int kk = 0; kk < TG_BK / 16; ++kk) {
 #if TG_A_KMAJOR
-      const unsigned long long da = tg_wgmma_desc(a + 32 * kk, 16, 1024);
+        const unsigned long long da = tg_wgmma_desc(a + 32 * kk, 16, 1024);
 #else
-      const unsigned long long da = tg_wgmma_desc(a + 2048 * kk, 64 * TG_BK * 2, 1024);
+        const unsigned long long da = tg_wgmma_desc(a + 2048 * kk, 64 * TG_BK * 2, 1024);
 #endif
 #if TG_B_KMAJOR
-      const unsigned long long db = tg_wgmma_desc(b + 32 * kk, 16, 1024);
+        const unsigned long long db = tg_wgmma_desc(b + 32 * kk, 16, 1024);
 #else
-      const unsigned long long db = tg_wgmma_desc(b + 2048 * kk, 64 * TG_BK * 2, 1024);
+        const unsigned long long db = tg_wgmma_desc(b + 2048 * kk, 64 * TG_BK * 2, 1024);
 #endif
-      tg_wgmma(d, da, db, kt > 0 || kk > 0);
+        tg_wgmma(d, da, db, kt > 0 || kk > 0);
+      }
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      // Keep this batch in flight; the previous one is done, so its stage can be refilled.
+      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+      if (prev >= 0 && t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));
+      prev = s;
+      if (++s == TG_STAGES) s = 0, phase ^= 1;
     }
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    // Keep this batch in flight; the previous one is done, so its stage can be refilled.
-    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-    if (prev >= 0 && t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));
-    prev = s;
-    if (++s == TG_STAGES) s = 0, phase ^= 1;
-  }
-  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    if (t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));  // the producer may refill it
 
-  // Epilogue. Accumulator layout of wgmma m64nNk16 (f32): thread t of the warpgroup holds, for
-  // each 8-column block j, rows r and r + 8 (r = 16 (t / 32) + (t % 32) / 4) at columns
-  // 8 j + 2 (t % 4) and the next one.
-  const int row = m0 + 64 * c + 16 * (t / 32) + (t % 32) / 4;
-  const int col = n0 + 2 * (t % 4);
+    // Epilogue. Accumulator layout of wgmma m64nNk16 (f32): thread t of the warpgroup holds,
+    // for each 8-column block j, rows r and r + 8 (r = 16 (t / 32) + (t % 32) / 4) at columns
+    // 8 j + 2 (t % 4) and the next one.
+    const int row = m0 + 64 * c + 16 * (t / 32) + (t % 32) / 4;
+    const int col = n0 + 2 * (t % 4);
 #pragma unroll
-  for (int j = 0; j < TG_BN / 8; ++j) {
-    body.store(batch, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
-    body.store(batch, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+    for (int j = 0; j < TG_BN / 8; ++j) {
+      body.store(batch, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
+      body.store(batch, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+    }
   }
 }

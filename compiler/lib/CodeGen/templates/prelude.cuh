@@ -163,6 +163,26 @@ __device__ __forceinline__ void tg_store_vec(T* p, const T (&v)[N]) {
     tg_st16(reinterpret_cast<uint4*>(p) + c, u.raw);
   }
 }
+template <int Bytes> struct tg_uint_of_size;
+template <> struct tg_uint_of_size<4> { typedef unsigned type; };
+template <> struct tg_uint_of_size<8> { typedef unsigned long long type; };
+// Elements p[0] and p[1] (p aligned to two elements): one 4- or 8-byte store.
+template <typename T>
+__device__ __forceinline__ void tg_store_pair(T* p, T a, T b) {
+  if constexpr (sizeof(T) == 2 || sizeof(T) == 4) {
+    typedef typename tg_uint_of_size<2 * sizeof(T)>::type Raw;
+    union {
+      T e[2];
+      Raw raw;
+    } u;
+    u.e[0] = a;
+    u.e[1] = b;
+    *reinterpret_cast<Raw*>(p) = u.raw;
+  } else {
+    p[0] = a;
+    p[1] = b;
+  }
+}
 __device__ __forceinline__ bool tg_aligned16(const void* p) {
   return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
 }
