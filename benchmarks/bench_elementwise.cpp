@@ -1,12 +1,14 @@
 //===- bench_elementwise.cpp - Fused vs unfused elementwise graphs on the GPU ===//
 //
 // Google Benchmark, one binary (tg_bench). Each case times 30 calls after warm-up, each between
-// its own CUDA events, queued back to back as compare_torch.py does, and reports the median as the counter `median_us`, with `gbps`
+// its own CUDA events, queued back to back as compare_torch.py does (Timing.h, shared with
+// tg_bench_gemm), and reports the median as the counter `median_us`, with `gbps`
 // (bytes each call must move: inputs read once, outputs written once) and `roofline_pct`
 // against the device copy bandwidth measured first in the same run. Names are
 // <case>/<dtype>/<fused|unfused>, as benchmarks/report.py expects.
 //
 //===----------------------------------------------------------------------===//
+#include "Timing.h"
 #include "graphs.h"
 
 #include "tg/Runtime/Gpu.h"
@@ -21,35 +23,9 @@
 namespace {
 
 using tg::DType;
+using tgbench::medianUs;
 
 double gCopyGbps = 0;  // measured by copy/roofline, which runs first
-
-/// Median device time in microseconds of `call`: each call between its own pair of events,
-/// recorded back to back with no host wait in between, all read after one synchronisation at
-/// the end. This is how compare_torch.py times PyTorch, so the two sets of figures compare.
-double medianUs(const std::function<void(int)>& call, int warmup = 3, int iters = 30) {
-  tg::rt::Gpu& gpu = *tg::rt::Gpu::get();
-  for (int i = 0; i < warmup; ++i) call(i);
-  std::vector<void*> starts(iters), ends(iters);
-  for (int i = 0; i < iters; ++i) {
-    starts[i] = gpu.createEvent();
-    ends[i] = gpu.createEvent();
-  }
-  tg::synchronize();
-  for (int i = 0; i < iters; ++i) {
-    gpu.recordEvent(starts[i]);
-    call(i);
-    gpu.recordEvent(ends[i]);
-  }
-  std::vector<double> us;
-  for (int i = 0; i < iters; ++i) {  // elapsedMs waits for the end event
-    us.push_back(1000.0 * gpu.elapsedMs(starts[i], ends[i]));
-    gpu.destroyEvent(starts[i]);
-    gpu.destroyEvent(ends[i]);
-  }
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
-}
 
 void report(benchmark::State& state, double us, double bytes) {
   state.SetIterationTime(us * 1e-6);

@@ -4,7 +4,7 @@
 Usage::
 
     python3 benchmarks/report.py --tg tg.json --torch torch.json \\
-        [--results benchmarks/RESULTS.md] [--png benchmarks/results.png] \\
+        [--tg-gemm tg_bench_gemm.json] [--results benchmarks/RESULTS.md] [--png benchmarks/results.png] \\
         [--commit abc1234] [--command "tg_bench --benchmark_format=json ..."]
 
 Inputs:
@@ -20,6 +20,10 @@ Inputs:
   median over repetitions) is used.
 * ``--torch``: the output of ``benchmarks/compare_torch.py`` (names
   ``<case>/<dtype>[/<shape>]/{eager,compile,eager_graph}``).
+* ``--tg-gemm``: the output of ``tg_bench_gemm`` (``benchmarks/bench_matmul.cpp``),
+  Google Benchmark JSON like ``--tg`` with variants ``tg``, ``cublas`` and, for
+  ``mlp``, ``cublas+tg_epilogue``.  It fills tg's columns of the matmul table and
+  adds cuBLAS measured in the same binary (and the tg/cuBLAS ratio).
 
 Output: one markdown section appended to ``--results`` (created with a short
 header when missing) and printed to stdout, plus a PNG bar chart (``--png``,
@@ -122,9 +126,9 @@ def load_json(path: str | None, what: str) -> dict | None:
     return None
 
 
-def load_tg(path: str | None) -> Data:
+def load_tg(path: str | None, what: str = "tg") -> Data:
     data = Data()
-    doc = load_json(path, "tg")
+    doc = load_json(path, what)
     if not isinstance(doc, dict):
         return data
     data.meta = doc.get("context") or {}
@@ -144,7 +148,7 @@ def load_tg(path: str | None) -> Data:
         failed = [b for b in runs if b.get("error_occurred")]
         if failed:
             msg = failed[0].get("error_message", "error")
-            data.errors.append(f"error in tg `{run}`: {msg}")
+            data.errors.append(f"error in {what} `{run}`: {msg}")
             runs = [b for b in runs if not b.get("error_occurred")]
         medians = [b for b in runs if b.get("run_type") == "aggregate"
                    and b.get("aggregate_name") == "median"]
@@ -213,9 +217,11 @@ def is_gemm(key: str, tg: Data, torch: Data) -> bool:
                for d in (tg, torch) for e in d.entries.get(key, {}).values())
 
 
-def ordered_keys(tg: Data, torch: Data) -> list[str]:
-    """tg's order, with torch-only keys slotted in after their torch predecessor."""
+def ordered_keys(tg: Data, torch: Data, gemm: Data | None = None) -> list[str]:
+    """tg's order, then tg_bench_gemm's, with torch-only keys slotted in after
+    their torch predecessor."""
     keys = list(tg.order)
+    keys += [k for k in (gemm.order if gemm else []) if k not in keys]
     prev: str | None = None
     for k in torch.order:
         if k not in keys:
@@ -298,13 +304,18 @@ class Row:
     compile_us: float | None = None
     eager_tflops: float | None = None
     compile_tflops: float | None = None
+    cublas_us: float | None = None           # tg_bench_gemm's cuBLAS, same binary
+    cublas_tflops: float | None = None
+    cublas_epilogue_us: float | None = None  # mlp: cuBLAS GEMM + tg's epilogue kernel
     fallback: bool = False
 
 
-def build_rows(tg: Data, torch: Data, roof: float | None) -> tuple[list[Row], list[Row]]:
+def build_rows(tg: Data, torch: Data, roof: float | None,
+               gemm: Data | None = None) -> tuple[list[Row], list[Row]]:
+    gemm = gemm or Data()
     elementwise: list[Row] = []
     gemms: list[Row] = []
-    for key in ordered_keys(tg, torch):
+    for key in ordered_keys(tg, torch, gemm):
         if key == COPY_CASE:
             continue
         row = Row(key)
@@ -323,6 +334,7 @@ def build_rows(tg: Data, torch: Data, roof: float | None) -> tuple[list[Row], li
         row.compile_us = torch.get(key, "compile", "median_us")
         row.eager_tflops = torch.get(key, "eager", "tflops")
         row.compile_tflops = torch.get(key, "compile", "tflops")
+        fill_from_gemm(row, gemm)
 
         # Fill gaps from the byte / flop counts compare_torch.py records.
         nbytes = torch_quantity(torch, key, "bytes")
@@ -335,8 +347,23 @@ def build_rows(tg: Data, torch: Data, roof: float | None) -> tuple[list[Row], li
         if row.roof_pct is None and row.tg_gbps is not None and roof:
             row.roof_pct = 100.0 * row.tg_gbps / roof
 
-        (gemms if is_gemm(key, tg, torch) else elementwise).append(row)
+        (gemms if key in gemm.entries or is_gemm(key, tg, torch) else elementwise).append(row)
     return elementwise, gemms
+
+
+def fill_from_gemm(row: Row, gemm: Data) -> None:
+    """tg_bench_gemm's numbers for this case: its ``tg`` variant replaces tg's
+    columns, and cuBLAS from the same run fills the cuBLAS columns."""
+    variants = gemm.entries.get(row.key, {})
+    if "tg" in variants:
+        e = variants["tg"]
+        row.tg_fused_us = num(e.get("median_us"))
+        row.tg_tflops = num(e.get("tflops"))
+        row.fallback = bool(e.get("fallback_real_time"))
+    if "cublas" in variants:
+        row.cublas_us = num(variants["cublas"].get("median_us"))
+        row.cublas_tflops = num(variants["cublas"].get("tflops"))
+    row.cublas_epilogue_us = gemm.get(row.key, "cublas+tg_epilogue", "median_us")
 
 
 def git_commit() -> str:
@@ -355,9 +382,10 @@ def gpu_name(tg: Data, torch: Data) -> str:
     return str(torch.meta.get("device") or "unknown GPU")
 
 
-def render(tg: Data, torch: Data, args: argparse.Namespace) -> str:
+def render(tg: Data, torch: Data, args: argparse.Namespace, gemm: Data | None = None) -> str:
+    gemm = gemm or Data()
     roof, roof_src = copy_roofline(tg, torch)
-    elementwise, gemms = build_rows(tg, torch, roof)
+    elementwise, gemms = build_rows(tg, torch, roof, gemm)
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z").strip()
 
     lines = [f"## {now} — {gpu_name(tg, torch)} — `{args.commit}`", ""]
@@ -375,6 +403,8 @@ def render(tg: Data, torch: Data, args: argparse.Namespace) -> str:
                      + (f" (measured {torch.meta['date']})" if torch.meta.get("date") else ""))
     if tg.meta.get("date"):
         lines.append(f"- tg measured: {tg.meta['date']}")
+    if gemm.meta.get("date"):
+        lines.append(f"- tg_bench_gemm measured: {gemm.meta['date']}")
     torch_roof, _ = copy_roofline(Data(), torch)
     roof_parts = []
     if roof is not None and roof_src.startswith("tg"):
@@ -404,11 +434,14 @@ def render(tg: Data, torch: Data, args: argparse.Namespace) -> str:
         lines += md_table(header, rows) + [""]
 
     if gemms:
-        header = ["case", "tg us", "tg TFLOP/s", "torch eager (cuBLAS) us",
+        # Ratios are of TFLOP/s (= inverse time ratio): > 1 means tg is faster.
+        header = ["case", "tg us", "tg TFLOP/s", "cuBLAS (same binary) TFLOP/s",
+                  "tg / cuBLAS (x)", "torch eager (cuBLAS) us",
                   "torch eager TFLOP/s", "torch.compile TFLOP/s",
                   "tg / torch eager (x)", "tg / torch.compile (x)"]
         rows = [[f"`{r.key}`" + ("\\*" if r.fallback else ""),
                  f_us(r.tg_fused_us), f_num(r.tg_tflops, 1),
+                 f_num(r.cublas_tflops, 1), f_x(ratio(r.tg_tflops, r.cublas_tflops)),
                  f_us(r.eager_us), f_num(r.eager_tflops, 1),
                  f_num(r.compile_tflops, 1),
                  f_x(ratio(r.tg_tflops, r.eager_tflops)),
@@ -418,13 +451,27 @@ def render(tg: Data, torch: Data, args: argparse.Namespace) -> str:
     if not elementwise and not gemms:
         lines += ["(no benchmark entries found)", ""]
 
-    notes = extra_notes(tg, torch, elementwise + gemms)
+    notes = gemm_notes(gemms) + extra_notes(tg, torch, elementwise + gemms, gemm)
     if notes:
         lines += notes + [""]
     return "\n".join(lines)
 
 
-def extra_notes(tg: Data, torch: Data, rows: list[Row]) -> list[str]:
+def gemm_notes(gemms: list[Row]) -> list[str]:
+    """The fused-epilogue target: tg's whole MLP against cuBLAS's bare GEMM."""
+    notes = []
+    for r in gemms:
+        if r.cublas_us is None or r.cublas_epilogue_us is None:
+            continue
+        line = (f"- `{r.key}` time / bare cuBLAS GEMM time (target <= 1.08x): "
+                f"tg fused {f_x(ratio(r.tg_fused_us, r.cublas_us))}, "
+                f"cuBLAS GEMM + tg epilogue kernel {f_x(ratio(r.cublas_epilogue_us, r.cublas_us))} "
+                f"({f_us(r.cublas_epilogue_us)} us; bare GEMM {f_us(r.cublas_us)} us)")
+        notes.append(line)
+    return notes
+
+
+def extra_notes(tg: Data, torch: Data, rows: list[Row], gemm: Data | None = None) -> list[str]:
     notes: list[str] = []
     if any(r.tg_gbps_derived and r.tg_gbps for r in rows):
         notes.append("- † tg GB/s derived from compare_torch.py's byte count "
@@ -446,7 +493,7 @@ def extra_notes(tg: Data, torch: Data, rows: list[Row]) -> list[str]:
                  if "compile" in v and num(v["compile"].get("compile_s")) is not None]
     if compile_s:
         notes.append("- torch.compile first-call time (s): " + ", ".join(compile_s))
-    notes += [f"- {e}" for e in tg.errors + torch.errors]
+    notes += [f"- {e}" for e in tg.errors + (gemm.errors if gemm else []) + torch.errors]
     return notes
 
 
@@ -454,7 +501,7 @@ def extra_notes(tg: Data, torch: Data, rows: list[Row]) -> list[str]:
 # Chart
 # ----------------------------------------------------------------------------
 
-def write_png(path: str, tg: Data, torch: Data) -> bool:
+def write_png(path: str, tg: Data, torch: Data, gemm: Data | None = None) -> bool:
     """Grouped bars: median time per elementwise case (log scale), TFLOP/s per GEMM."""
     try:
         import matplotlib  # noqa: PLC0415
@@ -465,7 +512,7 @@ def write_png(path: str, tg: Data, torch: Data) -> bool:
         return False
 
     roof, _ = copy_roofline(tg, torch)
-    elementwise, gemms = build_rows(tg, torch, roof)
+    elementwise, gemms = build_rows(tg, torch, roof, gemm)
     panels = []
     if elementwise:
         panels.append(("Median time per call (us, log scale, lower is better)",
@@ -478,6 +525,7 @@ def write_png(path: str, tg: Data, torch: Data) -> bool:
     if gemms:
         panels.append(("TFLOP/s (higher is better)", gemms,
                        [("tg", "tg_tflops", "#1f77b4"),
+                        ("cuBLAS (tg_bench_gemm)", "cublas_tflops", "#9467bd"),
                         ("torch eager (cuBLAS)", "eager_tflops", "#ff7f0e"),
                         ("torch.compile", "compile_tflops", "#2ca02c")], False))
     if not panels:
@@ -523,6 +571,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tg", help="tg Google Benchmark JSON (--benchmark_format=json)")
     p.add_argument("--torch", help="compare_torch.py JSON")
+    p.add_argument("--tg-gemm", dest="tg_gemm",
+                   help="tg_bench_gemm Google Benchmark JSON (tg vs cuBLAS matmuls)")
     p.add_argument("--results", default=str(HERE / "RESULTS.md"),
                    help="markdown file to append to (default: %(default)s)")
     p.add_argument("--png", default=str(HERE / "results.png"),
@@ -539,16 +589,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if not args.tg and not args.torch:
-        print("error: give --tg and/or --torch", file=sys.stderr)
+    if not args.tg and not args.torch and not args.tg_gemm:
+        print("error: give --tg, --tg-gemm and/or --torch", file=sys.stderr)
         return 2
     tg = load_tg(args.tg)
+    gemm = load_tg(args.tg_gemm, "tg_bench_gemm")
     torch = load_torch(args.torch)
-    if not tg.entries and not torch.entries:
+    if not tg.entries and not torch.entries and not gemm.entries:
         print("error: no benchmark entries in the given files", file=sys.stderr)
         return 1
 
-    section = render(tg, torch, args)
+    section = render(tg, torch, args, gemm)
 
     if args.results:
         results = Path(args.results)
@@ -561,7 +612,7 @@ def main(argv: list[str] | None = None) -> int:
                 f.write("\n")
             f.write("\n" + section + "\n")
         print(f"appended to {results}", file=sys.stderr)
-    if args.png and write_png(args.png, tg, torch):
+    if args.png and write_png(args.png, tg, torch, gemm):
         print(f"wrote {args.png}", file=sys.stderr)
     print(section)
     return 0

@@ -4,11 +4,13 @@
 #   scripts/gpu-run.sh prepare
 #       Here (no GPU): builds the static binaries and stages them, stripped, with the Python
 #       benchmark scripts, into .gpu/ (git-ignored; at most 64 MiB travel).
-#   scripts/gpu-run.sh remote [tests] [sass] [bench] [torch] [demo]   (default: all)
+#   scripts/gpu-run.sh remote [tests] [sass] [bench] [gemm] [gemm-smoke] [torch] [demo] [sweep]
+#       (default: tests sass bench gemm torch demo)
 #       On the GPU machine, through the device tool:
 #         run(command="bash scripts/gpu-run.sh remote", carry=[".gpu"])
-#       Runs the GPU tests, checks the SASS, runs the benchmarks and PyTorch's numbers, and
-#       writes logs and JSON under $OUT (a summary is printed last).
+#       Runs the GPU tests, checks the SASS, runs the benchmarks (gemm: tg's matmuls against
+#       cuBLAS) and PyTorch's numbers, and writes logs and JSON under $OUT (a summary is
+#       printed last).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 stage="$root/.gpu"
@@ -21,6 +23,9 @@ prepare() {
   for bin in tests/gpu/tg_gpu_tests benchmarks/tg_bench tools/tgc examples/mlp_block examples/graph_break; do
     cp "$build/$bin" "$stage/"
   done
+  # Built only where the toolkit has cuBLAS. It links libcublas dynamically; cuBLAS itself
+  # (about 600 MB) does not travel: remote finds the copy on the GPU machine.
+  if [[ -f "$build/benchmarks/tg_bench_gemm" ]]; then cp "$build/benchmarks/tg_bench_gemm" "$stage/"; fi
   strip "$stage"/* 2>/dev/null || true
   # Google Benchmark is a shared library on Debian; the GPU machine has none.
   cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian "$stage/" 2>/dev/null || true
@@ -28,8 +33,32 @@ prepare() {
   du -sh "$stage"
 }
 
+# The directory holding libcublas.so.13 (and libcublasLt.so.13 next to it) on this machine:
+# torch's pip wheels (nvidia-cublas, under nvidia/ in any site-packages directory) first, then
+# the toolkit's lib64. Prints nothing when there is none.
+cublas_dir() {
+  python3 - <<'PY' 2>/dev/null
+import glob, os, site, sys
+roots = []
+for get in (site.getsitepackages, lambda: [site.getusersitepackages()]):
+    try:
+        roots += get()
+    except Exception:
+        pass
+roots += [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+patterns = [os.path.join(r, "nvidia", "**", "libcublas.so.13") for r in dict.fromkeys(roots)]
+patterns += ["/usr/local/cuda*/lib64/libcublas.so.13", "/usr/local/cuda*/targets/*/lib/libcublas.so.13"]
+for pattern in patterns:
+    for lib in sorted(glob.glob(pattern, recursive=True)):
+        d = os.path.dirname(lib)
+        if os.path.exists(os.path.join(d, "libcublasLt.so.13")):
+            print(d)
+            sys.exit(0)
+PY
+}
+
 remote() {
-  local what="${*:-tests sass bench torch demo}"
+  local what="${*:-tests sass bench gemm torch demo}"
   local out="${OUT:-/tmp/tg-out}"
   mkdir -p "$out"
   cd "$stage" || { echo "no .gpu/ here: run 'scripts/gpu-run.sh prepare' and carry .gpu"; exit 1; }
@@ -47,11 +76,12 @@ remote() {
   if [[ " $what " == *" sass "* ]]; then
     # The fused chain's kernel must use 16-byte loads (LDG.E.128) in its machine code.
     mkdir -p "$logs/sass"
-    for ex in chain8 chain8_bf16 bias_gelu; do
+    # The fused MLP layer (bf16 matmul + bias + gelu) must run on tensor cores: HGMMA.
+    for ex in chain8 chain8_bf16 bias_gelu mlp; do
       ./tgc dump "$ex" --stage=schedule --out-dir="$logs/sass/$ex" > "$logs/sass/$ex.plan.txt" 2>&1
       for c in "$logs/sass/$ex"/*.cubin; do
         cuobjdump --dump-sass "$c" > "${c%.cubin}.sass" 2>&1
-        summary+="sass $ex $(basename "$c"): $(grep -c 'LDG.E.128' "${c%.cubin}.sass") LDG.E.128, $(grep -c 'STG.E.128' "${c%.cubin}.sass") STG.E.128, $(grep -c 'MUFU' "${c%.cubin}.sass") MUFU\n"
+        summary+="sass $ex $(basename "$c"): $(grep -c 'LDG.E.128' "${c%.cubin}.sass") LDG.E.128, $(grep -c 'STG.E.128' "${c%.cubin}.sass") STG.E.128, $(grep -c 'MUFU' "${c%.cubin}.sass") MUFU, $(grep -c 'HGMMA' "${c%.cubin}.sass") HGMMA\n"
       done
     done
   fi
@@ -65,6 +95,25 @@ remote() {
     ./tg_bench --benchmark_format=json --benchmark_out="$out/tg_bench.json" \
       --benchmark_out_format=json > "$logs/tg_bench.log" 2>&1
     summary+="tg bench: exit $?\n"
+  fi
+  if [[ " $what " == *" gemm "* ]]; then
+    # tg's matmuls next to cuBLAS in one binary (benchmarks/bench_matmul.cpp).
+    local cudir
+    cudir="$(cublas_dir)"
+    if [[ ! -x ./tg_bench_gemm ]]; then
+      summary+="tg bench gemm: not staged (no cuBLAS in the toolkit where it was built)\n"
+    elif ! LD_LIBRARY_PATH="$cudir${cudir:+:}$LD_LIBRARY_PATH" ldd ./tg_bench_gemm | grep -q 'libcublas.so.13 => /'; then
+      summary+="tg bench gemm: skipped: no libcublas.so.13 in python3's site-packages or /usr/local/cuda*\n"
+    else
+      LD_LIBRARY_PATH="$cudir${cudir:+:}$LD_LIBRARY_PATH" ./tg_bench_gemm --benchmark_format=json \
+        --benchmark_out="$out/tg_bench_gemm.json" --benchmark_out_format=json > "$logs/tg_bench_gemm.log" 2>&1
+      summary+="tg bench gemm: exit $? (cuBLAS from ${cudir:-the default search path}) | $(python3 -c "import json;d=json.load(open('$out/tg_bench_gemm.json'));print(' '.join('%s=%s' % (b['name'].split('/iter')[0], 'ERROR' if b.get('error_occurred') else '%.0fTF' % b.get('tflops', 0) + ('(%.2fx)' % b['vs_cublas'] if 'vs_cublas' in b else '')) for b in d['benchmarks']))" 2>&1)\n"
+    fi
+  fi
+  if [[ " $what " == *" gemm-smoke "* ]]; then
+    # Matmul shapes through `tgc run` against a float64 numpy reference, and TFLOP/s.
+    TGC=./tgc python3 "$root/scripts/gemm_smoke.py" --bench > "$logs/gemm_smoke.log" 2>&1
+    summary+="gemm smoke: exit $? | $(grep -E 'TFLOP|FAIL|passed' "$logs/gemm_smoke.log" | tr '\n' ';')\n"
   fi
   if [[ " $what " == *" sweep "* ]]; then
     # Launch-shape sweep of the elementwise kernels: threads per block (TG_BLOCK), vector steps
@@ -83,8 +132,11 @@ remote() {
     PYTHONUNBUFFERED=1 python3 compare_torch.py --out "$out/torch.json" > "$logs/torch.log" 2>&1
     summary+="torch: exit $?\n"
   fi
-  if [[ -f "$out/tg_bench.json" ]]; then
-    python3 report.py --tg "$out/tg_bench.json" --torch "$out/torch.json" \
+  if [[ -f "$out/tg_bench.json" || -f "$out/tg_bench_gemm.json" ]]; then
+    local inputs=()
+    [[ -f "$out/tg_bench.json" ]] && inputs+=(--tg "$out/tg_bench.json")
+    [[ -f "$out/tg_bench_gemm.json" ]] && inputs+=(--tg-gemm "$out/tg_bench_gemm.json")
+    python3 report.py "${inputs[@]}" --torch "$out/torch.json" \
       --results "$out/RESULTS.section.md" --png "$out/results.png" \
       --commit "${TG_COMMIT:-unknown}" --command "scripts/gpu-run.sh remote $what" \
       > "$logs/report.log" 2>&1
@@ -98,5 +150,5 @@ remote() {
 case "${1:-}" in
   prepare) prepare ;;
   remote) shift; remote "$@" ;;
-  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sass] [bench] [torch] [demo] [sweep]"; exit 2 ;;
+  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sass] [bench] [gemm] [gemm-smoke] [torch] [demo] [sweep]"; exit 2 ;;
 esac

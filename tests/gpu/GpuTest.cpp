@@ -18,7 +18,8 @@
 //                       (tg has no views): the scalar fallback must give the vector path's bits.
 //
 // Devices, replay, graph breaks and checks are in GpuRuntimeTest.cpp; long reductions in
-// GpuReductionTest.cpp; the comparison helpers in GpuCompare.h.
+// GpuReductionTest.cpp; matmuls and their fused epilogues in GpuMatmulTest.cpp; the comparison
+// helpers in GpuCompare.h.
 //
 // Comparisons report ||got - ref|| / ||ref|| and the largest error against the per-element
 // bound, and fail on any NaN.

@@ -70,13 +70,11 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
     names[v] = n;
     return n;
   };
-  bool afterMatmul = false;
+  // Every other member shares the matmul's iteration space (the fuser guarantees it); members
+  // that do not depend on the matmul (a residual scaled first) are computed here too.
   for (Operation& op : body) {
-    if (&op == mm.getOperation()) {
-      afterMatmul = true;
+    if (&op == mm.getOperation() || isLayoutOp(&op) || isa<ir::ConstantOp, ir::YieldOp>(op))
       continue;
-    }
-    if (!afterMatmul || isLayoutOp(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
     std::optional<ir::OpDescription> d = ir::describeOp(&op);
     if (!d || !graph::isElementwise(d->kind))
       return op.emitOpError("cannot be generated in a matmul epilogue");
@@ -127,6 +125,17 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
   for (unsigned j = 0; j < results; ++j)
     os << "      out" << j << "[i + 1] = " << storeConvert(resultType(j), "y" + std::to_string(j)) << ";\n";
   os << "    }\n  }\n";
+  // store(b, m, n, v): one element (the CUDA-core path).
+  os << "  __device__ __forceinline__ void store(long long b, long long m, long long n, float v) const {\n"
+     << "    const long long i = (b * kM + m) * kN + n;\n";
+  for (unsigned j = 0; j < results; ++j)
+    os << "    " << computeType(resultType(j)) << " x" << j << ";\n";
+  os << "    compute(i, v";
+  for (unsigned j = 0; j < results; ++j) os << ", x" << j;
+  os << ");\n";
+  for (unsigned j = 0; j < results; ++j)
+    os << "    out" << j << "[i] = " << storeConvert(resultType(j), "x" + std::to_string(j)) << ";\n";
+  os << "  }\n";
   return os.str();
 }
 

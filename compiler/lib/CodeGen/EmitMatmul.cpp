@@ -18,9 +18,7 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
   if (!mm) return fusion.emitOpError("gemm kernels hold one matmul");
   auto path = fusion->getAttrOfType<StringAttr>("tg.path");
   if (path && path.getValue() == "wgmma") return emitMatmulWgmma(fusion, mm, name, options);
-  if (fusion.getNumResults() != 1 ||
-      cast<ir::YieldOp>(fusion.getBody().front().getTerminator()).getOperand(0) != mm.getResult())
-    return fusion.emitOpError("the simt matmul path has no fused epilogue");
+
   auto tile = fusion->getAttrOfType<DenseI64ArrayAttr>("tg.tile");
   if (!tile || tile.size() != 3) return fusion.emitOpError("has no tile: run tg-lower-matmul first");
   // Operands are kernel inputs, possibly through reshapes (same bytes).
@@ -39,7 +37,7 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
   int64_t batch = tc.getNumElements() / std::max<int64_t>(1, M * N);
   int64_t strideA = ra == 2 ? 0 : ta.getShape()[ra - 2] * ta.getShape()[ra - 1];
   int64_t strideB = rb == 2 ? 0 : tb.getShape()[rb - 2] * tb.getShape()[rb - 1];
-  DType dt = dtypeOfValue(mm.getA()), dc = dtypeOfValue(mm.getResult());
+  DType dt = dtypeOfValue(mm.getA());
 
   auto offA = std::string(mm.getTransposeA() ? "k * " + std::to_string(M) + "ll + m"
                                              : "m * " + std::to_string(K) + "ll + k");
@@ -53,7 +51,8 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
   for (unsigned i = 0; i < fusion.getNumOperands(); ++i)
     os << "  const " << storageType(dtypeOfValue(fusion.getBody().getArgument(i))) << "* __restrict__ in"
        << i << ";\n";
-  os << "  " << storageType(dc) << "* __restrict__ out0;\n";
+  for (unsigned j = 0; j < fusion.getNumResults(); ++j)
+    os << "  " << storageType(dtypeOfValue(fusion.getResult(j))) << "* __restrict__ out" << j << ";\n";
   os << "  __device__ __forceinline__ float loadA(long long b, long long m, long long k) const {\n"
      << "    return (m < kM && k < kK) ? (float)" << loadConvert(dt, "in" + std::to_string(ia) + "[b * " +
                                                              std::to_string(strideA) + "ll + " + offA + "]")
@@ -62,8 +61,9 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
      << "    return (k < kK && n < kN) ? (float)" << loadConvert(dt, "in" + std::to_string(ib) + "[b * " +
                                                              std::to_string(strideB) + "ll + " + offB + "]")
      << " : 0.0f;\n  }\n";
-  os << "  __device__ __forceinline__ void store(long long b, long long m, long long n, float acc) const {\n"
-     << "    out0[(b * kM + m) * kN + n] = " << storeConvert(dc, "acc") << ";\n  }\n};\n";
+  FailureOr<std::string> epilogue = emitGemmEpilogue(fusion, mm, options);
+  if (failed(epilogue)) return failure();
+  os << *epilogue << "};\n";
 
   int64_t bm = tile[0], bn = tile[1], bk = tile[2];
   std::ostringstream summary;
@@ -80,7 +80,6 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
   e.dims.grid[1] = static_cast<uint32_t>((M + bm - 1) / bm);
   e.dims.grid[2] = static_cast<uint32_t>(batch);
   e.dims.block[0] = 256;
-  (void)options;
   return e;
 }
 

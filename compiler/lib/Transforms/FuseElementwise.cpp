@@ -6,10 +6,13 @@
 //  they fold into the reads of their consumers. An edge joins two groups only if the value is
 //  read at the consumer's own index (a linear chain), neither group reads the other's values
 //  through a non-linear map, and the merged group would not form a cycle with other kernels.
-//  Every refused edge remembers why.
+//  Every refused edge remembers why. A matmul is a group member too: elementwise consumers
+//  that read its result at their own index join it as its epilogue (bias, activation,
+//  residual, scale, cast), one matmul per group, every other member over the matmul's output
+//  elements, none computing the matmul's operands (no prologue).
 //  Phase 2 builds one isolated tg.fusion region per group (inputs are the roots of the values
-//  read; layout chains and splat constants are cloned inside), wraps each reduction and matmul
-//  in a single-op region of its kind, materializes layout values that a matmul or the function
+//  read; layout chains and splat constants are cloned inside; `gemm` when it holds a matmul),
+//  wraps each reduction and check in a single-op region of its kind, materializes layout values that a matmul or the function
 //  result needs in memory, and emits a remark for each refused edge.
 //
 //===----------------------------------------------------------------------===//
@@ -53,6 +56,10 @@ bool isKernelOp(Operation* op) {
   return op && !isLayoutOp(op) && !isa<ir::ConstantOp, func::ReturnOp>(op);
 }
 
+int64_t resultNumel(Operation* op) {
+  return cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
+}
+
 std::string locText(Location loc) {
   SourceLoc s = compiler::sourceLocOf(loc);
   return s.known() ? s.str() : std::string("<unknown>");
@@ -63,7 +70,8 @@ class FusionPlan {
  public:
   FusionPlan(Block& block, bool fuse) : block_(block) { decide(fuse); }
 
-  /// Groups of elementwise ops, each in program order; groups ordered by first member.
+  /// Groups of elementwise ops (with at most one matmul, whose epilogue they form), each in
+  /// program order; groups ordered by first member.
   std::vector<SmallVector<Operation*>> groups() const {
     llvm::MapVector<Operation*, SmallVector<Operation*>> byLeader;
     for (Operation& op : block_)
@@ -165,18 +173,53 @@ class FusionPlan {
                locText(m->getLoc()) + " through a broadcast/transpose";
     if (reachesThroughOther(producer, consumer) || reachesThroughOther(consumer, producer))
       return "fusing would create a cycle: another kernel (e.g. a reduction) sits between them";
+    return whyNotEpilogue(producer, consumer);
+  }
+
+  /// The matmul of `op`'s group, if any.
+  ir::MatmulOp matmulOf(Operation* op) const {
+    for (Operation* m : members(op))
+      if (auto mm = dyn_cast<ir::MatmulOp>(m)) return mm;
+    return {};
+  }
+
+  /// Why the groups of `a` and `b` cannot form one matmul kernel with an epilogue (empty if
+  /// they can, or if neither holds a matmul): one matmul per kernel, every other member over
+  /// the matmul's output elements, and nothing the matmul reads (no prologue).
+  std::string whyNotEpilogue(Operation* a, Operation* b) const {
+    ir::MatmulOp ma = matmulOf(a), mb = matmulOf(b);
+    if (ma && mb) return "both kernels hold a matmul (one matmul per kernel)";
+    ir::MatmulOp mm = ma ? ma : mb;
+    if (!mm) return {};
+    const int64_t numel = resultNumel(mm);
+    llvm::SmallPtrSet<Operation*, 4> operandProducers;
+    for (Value v : mm->getOperands())
+      if (Operation* def = traceLayout(v).root.getDefiningOp()) operandProducers.insert(def);
+    for (Operation* side : {a, b})
+      for (Operation* m : members(side)) {
+        if (m == mm.getOperation()) continue;
+        if (operandProducers.contains(m))
+          return "'" + m->getName().getStringRef().str() + "' at " + locText(m->getLoc()) +
+                 " computes an operand of the matmul at " + locText(mm->getLoc()) +
+                 ", which reads its operands from memory (no prologue fusion)";
+        if (resultNumel(m) != numel)
+          return "'" + m->getName().getStringRef().str() + "' at " + locText(m->getLoc()) +
+                 " has " + std::to_string(resultNumel(m)) + " elements, not the " +
+                 std::to_string(numel) + " of the matmul's result that its epilogue computes";
+      }
     return {};
   }
 
   void decide(bool fuse) {
     for (Operation& op : block_)
-      if (isElementwiseOp(&op)) classes_.insert(&op);
+      if (isElementwiseOp(&op) || isa<ir::MatmulOp>(op)) classes_.insert(&op);
     for (Operation& op : block_) {
       if (isKernelOp(&op) && !isElementwiseOp(&op)) {
         // Reductions and matmuls read their operands from memory in this version.
+        llvm::SmallPtrSet<Operation*, 4> seen;  // one remark per producer (x @ x reads x twice)
         for (Value v : op.getOperands())
           if (Operation* producer = traceLayout(v).root.getDefiningOp();
-              producer && isElementwiseOp(producer))
+              producer && isElementwiseOp(producer) && seen.insert(producer).second)
             refusals_.push_back({producer, &op,
                                  "a '" + op.getName().getStringRef().str() +
                                      "' reads its operands from memory (no prologue fusion yet)"});
@@ -189,12 +232,15 @@ class FusionPlan {
         if (!isKernelOp(producer)) continue;  // argument or constant: an input
         if (sameGroup(producer, &op)) continue;
         std::string reason;
-        if (!isElementwiseOp(producer))
+        if (!isElementwiseOp(producer) && !isa<ir::MatmulOp>(producer))
           reason = "the producer is a '" + producer->getName().getStringRef().str() +
                    "', which runs as its own kernel";
         else if (!chain.linear)
-          reason = "the value is read through a broadcast/transpose, so it is materialized "
-                   "by its own kernel first";
+          reason = isa<ir::MatmulOp>(producer)
+                       ? "the matmul's result is read through a broadcast/transpose, so it is "
+                         "stored first and read by another kernel"
+                       : "the value is read through a broadcast/transpose, so it is materialized "
+                         "by its own kernel first";
         else if (!fuse)
           reason = "fusion is disabled (fuse = false)";
         else
@@ -338,17 +384,17 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
 
     std::vector<SmallVector<Operation*>> groups = plan.groups();
     for (const SmallVector<Operation*>& members : groups)
-      buildFusion(members, ir::FusionKind::elementwise);
+      buildFusion(members, llvm::any_of(members, [](Operation* m) { return isa<ir::MatmulOp>(m); })
+                               ? ir::FusionKind::gemm
+                               : ir::FusionKind::elementwise);
     numGroups += groups.size();
 
     SmallVector<Operation*> singles;
     for (Operation& op : block)
-      if (isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp, ir::MatmulOp, ir::CheckOp>(op))
+      if (isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp, ir::CheckOp>(op))
         singles.push_back(&op);
     for (Operation* op : singles)
-      buildFusion({op}, isa<ir::MatmulOp>(op)  ? ir::FusionKind::gemm
-                        : isa<ir::CheckOp>(op) ? ir::FusionKind::check
-                                               : ir::FusionKind::reduction);
+      buildFusion({op}, isa<ir::CheckOp>(op) ? ir::FusionKind::check : ir::FusionKind::reduction);
 
     eraseDeadOps(block);
     if (!sortTopologically(&block)) return signalPassFailure();

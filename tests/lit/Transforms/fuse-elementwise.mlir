@@ -161,3 +161,75 @@ func.func @check(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = tg.exp %x : tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+// The elementwise consumers of a matmul form its epilogue: X @ W^T + b |> gelu is one gemm
+// kernel (the bias is a broadcast read inside it).
+// CHECK-LABEL: func.func @linear_gelu
+// CHECK: %[[G:.+]] = tg.fusion gemm(%{{.+}}, %{{.+}}, %{{.+}})
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: %[[MM:.+]] = tg.matmul
+// CHECK-NEXT: %[[B:.+]] = tg.broadcast
+// CHECK-NEXT: %[[S:.+]] = tg.add %[[MM]], %[[B]]
+// CHECK-NEXT: %[[A:.+]] = tg.gelu %[[S]] approximate = tanh
+// CHECK-NEXT: tg.yield %[[A]]
+// CHECK: return %[[G]]
+// CHECK-NOT: tg.fusion
+// UNFUSED-LABEL: func.func @linear_gelu
+// UNFUSED: tg.fusion gemm
+// UNFUSED-COUNT-2: tg.fusion elementwise
+func.func @linear_gelu(%x: tensor<64x32xbf16>, %w: tensor<48x32xbf16>, %b: tensor<48xbf16>) -> tensor<64x48xbf16> {
+  %0 = tg.matmul %x, %w transpose_b : tensor<64x32xbf16>, tensor<48x32xbf16> -> tensor<64x48xbf16>
+  %1 = tg.broadcast %b dims = [1] : tensor<48xbf16> to tensor<64x48xbf16>
+  %2 = tg.add %0, %1 : tensor<64x48xbf16>
+  %3 = tg.gelu %2 approximate = tanh : tensor<64x48xbf16>
+  return %3 : tensor<64x48xbf16>
+}
+
+// -----
+
+// The epilogue may also return the matmul's own result; a residual scaled before the matmul
+// joins it (it has the matmul's shape). The op computing the matmul's operand stays out (no
+// prologue fusion), and a second matmul gets its own kernel.
+// CHECK-LABEL: func.func @epilogue_limits
+// CHECK: tg.fusion elementwise
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.exp
+// CHECK: tg.fusion gemm
+// CHECK: tg.mul
+// CHECK: tg.matmul
+// CHECK: tg.add
+// CHECK: tg.yield %{{.+}}, %{{.+}} :
+// CHECK: tg.fusion gemm
+// CHECK: tg.matmul
+// CHECK-NEXT: tg.yield
+func.func @epilogue_limits(%x: tensor<8x16xf16>, %w: tensor<16x8xf16>, %r: tensor<8x8xf16>) -> (tensor<8x8xf16>, tensor<8x8xf16>, tensor<8x8xf16>) {
+  %h = tg.constant dense<0.5> : tensor<8x8xf16>
+  // expected-remark @+1 {{a 'tg.matmul' reads its operands from memory}}
+  %e = tg.exp %x : tensor<8x16xf16>
+  %rs = tg.mul %r, %h : tensor<8x8xf16>
+  %0 = tg.matmul %e, %w : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf16>
+  // expected-remark @+1 {{a 'tg.matmul' reads its operands from memory}}
+  %1 = tg.add %0, %rs : tensor<8x8xf16>
+  %2 = tg.matmul %1, %1 : tensor<8x8xf16>, tensor<8x8xf16> -> tensor<8x8xf16>
+  return %0, %1, %2 : tensor<8x8xf16>, tensor<8x8xf16>, tensor<8x8xf16>
+}
+
+// -----
+
+// A value that feeds the matmul cannot also join its epilogue (it would be a prologue).
+// CHECK-LABEL: func.func @no_prologue
+// CHECK: tg.fusion elementwise
+// CHECK: tg.exp
+// CHECK: tg.fusion gemm
+// CHECK: tg.matmul
+// CHECK: tg.add
+func.func @no_prologue(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
+  // expected-remark @+2 {{a 'tg.matmul' reads its operands from memory}}
+  // expected-remark @+1 {{computes an operand of the matmul}}
+  %e = tg.exp %x : tensor<8x8xf16>
+  %m = tg.matmul %e, %w : tensor<8x8xf16>, tensor<8x8xf16> -> tensor<8x8xf16>
+  %s = tg.add %m, %e : tensor<8x8xf16>
+  return %s : tensor<8x8xf16>
+}
