@@ -56,8 +56,9 @@ def ir_type(shape, dtype):
 def main():
     rng = np.random.default_rng(1)
     failures = 0
-    bench = "--bench" in sys.argv
-    cases = CASES + ([(0, m, k, n, False, tb, "bf16") for m, k, n, tb in BENCH] if bench else [])
+    bench = "--bench" in sys.argv or "--bench-only" in sys.argv
+    cases = ([] if "--bench-only" in sys.argv else CASES) + \
+        ([(0, m, k, n, False, tb, "bf16") for m, k, n, tb in BENCH] if bench else [])
     for batch, m, k, n, ta, tb, dt in cases:
         lead = [batch] if batch else []
         sa = lead + ([k, m] if ta else [m, k])

@@ -125,6 +125,18 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
   for (unsigned j = 0; j < results; ++j)
     os << "      out" << j << "[i + 1] = " << storeConvert(resultType(j), "y" + std::to_string(j)) << ";\n";
   os << "    }\n  }\n";
+  // pair(b, m, n, v0, v1): the single 2-byte result of elements (m, n) and (m, n + 1), packed
+  // in 32 bits for a shared-memory staged store (zeros outside the bounds: TMA clips them).
+  if (results == 1 && dtype_size(resultType(0)) == 2) {
+    os << "  __device__ __forceinline__ unsigned pair(long long b, long long m, long long n, float v0,"
+          " float v1) const {\n"
+       << "    if (m >= kM || n >= kN) return 0u;\n"
+       << "    const long long i = (b * kM + m) * kN + n;\n"
+       << "    " << computeType(resultType(0)) << " x0, y0 = 0;\n"
+       << "    compute(i, v0, x0);\n    if (n + 1 < kN) compute(i + 1, v1, y0);\n"
+       << "    return tg_pack_pair(" << storeConvert(resultType(0), "x0") << ", "
+       << storeConvert(resultType(0), "y0") << ");\n  }\n";
+  }
   // store(b, m, n, v): one element (the CUDA-core path).
   os << "  __device__ __forceinline__ void store(long long b, long long m, long long n, float v) const {\n"
      << "    const long long i = (b * kM + m) * kN + n;\n";

@@ -24,6 +24,9 @@ struct alignas(64) TgTensorMap {
 };
 struct TgMaps {
   TgTensorMap a, b;
+#if TG_TMA_STORE
+  TgTensorMap c;  // the result, stored from shared memory
+#endif
 };
 
 __device__ __forceinline__ unsigned tg_smem_addr(const void* p) {
@@ -67,14 +70,34 @@ __device__ __forceinline__ void tg_tma_load(unsigned dst, const TgTensorMap* map
 }
 // A shared-memory matrix descriptor for wgmma with 128-byte swizzling (PTX ISA, "Matrix
 // Descriptor Format"): start address, leading and stride byte offsets, all >> 4.
+__device__ __forceinline__ void tg_tma_store(const TgTensorMap* map, unsigned src, int c0, int c1, int c2,
+                                             int rank) {
+  if (rank == 3)
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];" ::"l"(map),
+                 "r"(c0), "r"(c1), "r"(c2), "r"(src)
+                 : "memory");
+  else
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map),
+                 "r"(c0), "r"(c1), "r"(src)
+                 : "memory");
+}
 __device__ __forceinline__ unsigned long long tg_wgmma_desc(unsigned addr, unsigned lbo, unsigned sbo) {
   return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
          ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);
 }
 
+#ifndef TG_TMA_STORE
+#define TG_TMA_STORE 0
+#endif
 constexpr int kTgAStageBytes = TG_BM * TG_BK * 2;
+// TMA-store epilogue: per consumer, two 64 x 64 buffers of 2-byte results (128-byte swizzle).
+constexpr int kTgCBufBytes = 64 * 64 * 2;
+constexpr int kTgCBytes = TG_TMA_STORE ? 2 * 2 * kTgCBufBytes : 0;
 constexpr int kTgBStageBytes = TG_BN * TG_BK * 2;
-constexpr int kTgGroupM = 8;  // tiles are visited in groups of 8 tile rows: B tiles stay in L2
+#ifndef TG_GROUP_M
+#define TG_GROUP_M 8
+#endif
+constexpr int kTgGroupM = TG_GROUP_M;  // tiles are visited in groups of tile rows: B tiles stay in L2
 
 // The tile of linear index `tile`: batch-major, then groups of kTgGroupM tile rows walked
 // column by column, so that consecutive CTAs share B tiles in L2.
@@ -98,7 +121,8 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // 1024-byte alignment for the 128-byte swizzle pattern (the launch asks for 1 KiB extra).
   const unsigned base = (tg_smem_addr(tg_dynamic_smem) + 1023u) & ~1023u;
   const unsigned aBase = base, bBase = base + TG_STAGES * kTgAStageBytes;
-  const unsigned barBase = bBase + TG_STAGES * kTgBStageBytes;  // full[s], then empty[s]
+  const unsigned cBase = bBase + TG_STAGES * kTgBStageBytes;
+  const unsigned barBase = cBase + kTgCBytes;  // full[s], then empty[s]
   const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
   constexpr int kTiles = (int)(TgBody::kTilesM * TgBody::kTilesN * TgBody::kBatch);
   constexpr int kTilesK = (int)((TgBody::kK + TG_BK - 1) / TG_BK);
@@ -185,10 +209,43 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // 8 j + 2 (t % 4) and the next one.
     const int row = m0 + 64 * c + 16 * (t / 32) + (t % 32) / 4;
     const int col = n0 + 2 * (t % 4);
+#if TG_TMA_STORE
+    // Staged: each 64 x 64 chunk of this consumer's rows goes to a shared buffer in the
+    // 128-byte swizzled layout (conflict-free: rows r..r+7 land in different 16-byte columns),
+    // then one thread hands it to TMA. The stores drain while the next tile's mainloop runs;
+    // a buffer is rewritten only after its previous store has read it.
+    const int r0 = 16 * (t / 32) + (t % 32) / 4;
+#pragma unroll
+    for (int q = 0; q < TG_BN / 64; ++q) {
+      const unsigned buf = cBase + c * 2 * kTgCBufBytes + (q & 1) * kTgCBufBytes;
+      if (t == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+      asm volatile("bar.sync %0, 128;" ::"r"(1 + c) : "memory");
+#pragma unroll
+      for (int jj = 0; jj < 8; ++jj) {
+        const int j = 8 * q + jj;
+        const unsigned p0 = body.pair(batch, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
+        const unsigned p1 = body.pair(batch, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+        const unsigned lo = buf + r0 * 128 + ((jj ^ (r0 & 7)) << 4) + 4 * (t % 4);
+        const unsigned hi = buf + (r0 + 8) * 128 + ((jj ^ ((r0 + 8) & 7)) << 4) + 4 * (t % 4);
+        asm volatile("st.shared.u32 [%0], %1;" ::"r"(lo), "r"(p0) : "memory");
+        asm volatile("st.shared.u32 [%0], %1;" ::"r"(hi), "r"(p1) : "memory");
+      }
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      asm volatile("bar.sync %0, 128;" ::"r"(1 + c) : "memory");
+      if (t == 0) {
+        tg_tma_store(&maps.c, buf, n0 + 64 * q, m0 + 64 * c, batch, TG_RANK_C);
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      }
+    }
+#else
 #pragma unroll
     for (int j = 0; j < TG_BN / 8; ++j) {
       body.store(batch, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
       body.store(batch, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
     }
+#endif
   }
+#if TG_TMA_STORE
+  if (t == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");  // before the CTA's memory goes
+#endif
 }

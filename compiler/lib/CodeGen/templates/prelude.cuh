@@ -166,6 +166,18 @@ __device__ __forceinline__ void tg_store_vec(T* p, const T (&v)[N]) {
 template <int Bytes> struct tg_uint_of_size;
 template <> struct tg_uint_of_size<4> { typedef unsigned type; };
 template <> struct tg_uint_of_size<8> { typedef unsigned long long type; };
+// Two 2-byte values in one 32-bit word, the first in the low half (memory order).
+template <typename T>
+__device__ __forceinline__ unsigned tg_pack_pair(T a, T b) {
+  static_assert(sizeof(T) == 2, "pairs of 2-byte values");
+  union {
+    T e[2];
+    unsigned raw;
+  } u;
+  u.e[0] = a;
+  u.e[1] = b;
+  return u.raw;
+}
 // Elements p[0] and p[1] (p aligned to two elements): one 4- or 8-byte store.
 template <typename T>
 __device__ __forceinline__ void tg_store_pair(T* p, T a, T b) {
