@@ -16,7 +16,6 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <vector>
 
@@ -99,32 +98,6 @@ void BM_Chain32(benchmark::State& state, bool fuse) {
   timeGraph(state, tg_graphs::chain32, {{{1024}, DType::F32}}, fuse, 2.0 * 1024 * 4, /*sets=*/3);
 }
 
-/// Host time of one call of a compiled function whose inputs are already on the device:
-/// median of 500 calls, each timed with the host clock, queued without waiting (fewer than the
-/// launch queue holds, so no call blocks on the device). The per-call cost tg adds.
-void BM_HostPerCall(benchmark::State& state, bool fuse) {
-  if (!haveGpu(state)) return;
-  auto f = tg::jit(tg_graphs::chain32, {.fuse = fuse});
-  tg::Tensor x = tg::randn({1024}, tg::DType::F32, 7);
-  for (int i = 0; i < 10; ++i) benchmark::DoNotOptimize(f(x));
-  tg::synchronize();
-  for (auto _ : state) {
-    std::vector<double> us;
-    std::vector<tg::Tensor> keep;  // results stay alive: no frees inside the timed calls
-    keep.reserve(500);
-    for (int i = 0; i < 500; ++i) {
-      auto t0 = std::chrono::steady_clock::now();
-      keep.push_back(f(x));
-      us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-    }
-    tg::synchronize();
-    std::sort(us.begin(), us.end());
-    state.SetIterationTime(us[us.size() / 2] * 1e-6);
-    state.counters["median_us"] = us[us.size() / 2];
-    state.counters["host_us_per_call"] = us[us.size() / 2];
-  }
-}
-
 #define TG_CASE(name, fn, ...)                                                        \
   BENCHMARK_CAPTURE(fn, name, __VA_ARGS__)->Name(#name)->UseManualTime()->Iterations(1) \
       ->Unit(benchmark::kMicrosecond)
@@ -146,7 +119,6 @@ TG_CASE(bias_gelu/bf16/fused, BM_BiasGelu, DType::BF16, true);
 TG_CASE(bias_gelu/bf16/unfused, BM_BiasGelu, DType::BF16, false);
 TG_CASE(chain32/f32/fused, BM_Chain32, true);
 TG_CASE(chain32/f32/unfused, BM_Chain32, false);
-TG_CASE(host_per_call/chain32/fused, BM_HostPerCall, true);
-TG_CASE(host_per_call/chain32/unfused, BM_HostPerCall, false);
+// Per-call host cost and CUDA graphs on/off: tg_bench_runtime (bench_runtime.cpp).
 
 BENCHMARK_MAIN();

@@ -4,12 +4,12 @@
 #   scripts/gpu-run.sh prepare
 #       Here (no GPU): builds the static binaries and stages them, stripped, with the Python
 #       benchmark scripts, into .gpu/ (git-ignored; at most 64 MiB travel).
-#   scripts/gpu-run.sh remote [tests] [sass] [bench] [gemm] [gemm-smoke] [torch] [demo] [sweep]
-#       (default: tests sass bench gemm torch demo)
+#   scripts/gpu-run.sh remote [tests] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo]
+#                             [sweep]   (default: tests sass bench runtime gemm torch demo)
 #       On the GPU machine, through the device tool:
 #         run(command="bash scripts/gpu-run.sh remote", carry=[".gpu"])
-#       Runs the GPU tests, checks the SASS, runs the benchmarks (gemm: tg's matmuls against
-#       cuBLAS) and PyTorch's numbers, and writes logs and JSON under $OUT (a summary is
+#       Runs the GPU tests, checks the SASS, runs the benchmarks (runtime: compile, warm start,
+#       per-call cost, CUDA graphs; gemm: tg's matmuls against cuBLAS) and PyTorch's numbers, and writes logs and JSON under $OUT (a summary is
 #       printed last).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,7 +20,7 @@ prepare() {
   "$root/scripts/build.sh"
   local build="${TG_BUILD_DIR:-$root/build}"
   rm -rf "$stage" && mkdir -p "$stage"
-  for bin in tests/gpu/tg_gpu_tests benchmarks/tg_bench tools/tgc examples/mlp_block examples/graph_break; do
+  for bin in tests/gpu/tg_gpu_tests benchmarks/tg_bench benchmarks/tg_bench_runtime tools/tgc examples/mlp_block examples/graph_break; do
     cp "$build/$bin" "$stage/"
   done
   # Built only where the toolkit has cuBLAS. It links libcublas dynamically; cuBLAS itself
@@ -58,7 +58,7 @@ PY
 }
 
 remote() {
-  local what="${*:-tests sass bench gemm torch demo}"
+  local what="${*:-tests sass bench runtime gemm torch demo}"
   local out="${OUT:-/tmp/tg-out}"
   mkdir -p "$out"
   cd "$stage" || { echo "no .gpu/ here: run 'scripts/gpu-run.sh prepare' and carry .gpu"; exit 1; }
@@ -95,6 +95,13 @@ remote() {
     ./tg_bench --benchmark_format=json --benchmark_out="$out/tg_bench.json" \
       --benchmark_out_format=json > "$logs/tg_bench.log" 2>&1
     summary+="tg bench: exit $?\n"
+  fi
+  if [[ " $what " == *" runtime "* ]]; then
+    # Cold compile, warm start (fresh processes), in-memory hit, host us per call, and the
+    # 32-op chain's device time with and without CUDA graphs (benchmarks/bench_runtime.cpp).
+    ./tg_bench_runtime --benchmark_format=json --benchmark_out="$out/tg_bench_runtime.json" \
+      --benchmark_out_format=json > "$logs/tg_bench_runtime.log" 2>&1
+    summary+="tg bench runtime: exit $? | $(python3 -c "import json;d=json.load(open('$out/tg_bench_runtime.json'));print(' '.join('%s=%.1fus' % (b['name'].split('/iter')[0], b.get('median_us', 0)) for b in d['benchmarks']))" 2>&1)\n"
   fi
   if [[ " $what " == *" gemm "* ]]; then
     # tg's matmuls next to cuBLAS in one binary (benchmarks/bench_matmul.cpp).
@@ -150,5 +157,5 @@ remote() {
 case "${1:-}" in
   prepare) prepare ;;
   remote) shift; remote "$@" ;;
-  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sass] [bench] [gemm] [gemm-smoke] [torch] [demo] [sweep]"; exit 2 ;;
+  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [sweep]"; exit 2 ;;
 esac

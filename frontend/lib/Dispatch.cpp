@@ -70,7 +70,13 @@ Tensor applyOnGpu(OpKind kind, const graph::OpAttrs& attrs, const std::vector<Te
     }
     program = slot.get();
   }
-  std::vector<Tensor> results = program->run(operands);
+  std::vector<Tensor> results;
+  try {
+    results = program->run(operands);
+  } catch (const OutOfMemoryError& e) {
+    throw OutOfMemoryError(std::string(graph::opName(kind)) + ": " + e.message(),
+                           SourceLoc::from(loc));
+  }
   return results.empty() ? Tensor() : results[0];
 }
 

@@ -27,12 +27,12 @@ std::string defaultName(const SourceLoc& loc) {
   return name;
 }
 
-Signature signatureOf(const std::vector<Tensor>& inputs, const SourceLoc& where) {
+Signature signatureOf(std::span<const Tensor* const> inputs, const SourceLoc& where) {
   Signature sig;
   sig.device = inputs.empty() ? default_device() : Device::CPU;
   sig.types.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const Tensor& t = inputs[i];
+    const Tensor& t = *inputs[i];
     if (!t.defined())
       throw Error("jit: argument " + std::to_string(i) + " is an undefined tensor", where);
     if (t.impl().symbolic())
@@ -51,11 +51,11 @@ Signature signatureOf(const std::vector<Tensor>& inputs, const SourceLoc& where)
 
 /// Whether `inputs` have exactly `sig`'s dtypes, shapes and device (no allocation: the
 /// per-call path).
-bool matches(const Signature& sig, const std::vector<Tensor>& inputs) {
+bool matches(const Signature& sig, std::span<const Tensor* const> inputs) {
   if (sig.types.size() != inputs.size()) return false;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].defined()) return false;
-    const TensorImpl& impl = inputs[i].impl();
+    if (!inputs[i]->defined()) return false;
+    const TensorImpl& impl = inputs[i]->impl();
     if (impl.symbolic() || impl.device != sig.device || impl.type.dtype != sig.types[i].dtype ||
         impl.type.shape != sig.types[i].shape)
       return false;
@@ -147,13 +147,23 @@ std::string JitCore::ir() const {
 JitReport JitCore::report() const {
   JitReport r = state_->report;
   r.graphs.clear();
-  for (const auto& [key, graph] : state_->graphs) r.graphs.push_back(graph->info);
+  for (const auto& [key, graph] : state_->graphs) {
+    JitReport::Graph& info = r.graphs.emplace_back(graph->info);
+    graph->program->describe(info);
+    bool replayed = false;  // the whole of a break-free function, replayed without the lambda
+    for (const auto& e : state_->entries) replayed = replayed || e->graph == graph.get();
+    if (info.kernels == 0 || info.cudaGraph || !info.noCudaGraphReason.empty()) continue;
+    if (!replayed)
+      info.noCudaGraphReason = "a segment between graph breaks (the lambda runs on every call)";
+    else if (info.cudaGraphLaunches == 0)
+      info.noCudaGraphReason = "the CUDA graph is built at the second call";
+  }
   std::sort(r.graphs.begin(), r.graphs.end(),
             [](const JitReport::Graph& a, const JitReport::Graph& b) { return a.index < b.index; });
   return r;
 }
 
-std::string JitCore::traceIr(const std::vector<TensorSpec>& specs, const TraceFn& fn) const {
+std::string JitCore::traceIr(const std::vector<TensorSpec>& specs, TraceRef fn) const {
   auto tracer = std::make_shared<Tracer>(specs.size());
   std::vector<Tensor> symbolic;
   for (size_t i = 0; i < specs.size(); ++i)
@@ -171,14 +181,25 @@ std::string JitCore::traceIr(const std::vector<TensorSpec>& specs, const TraceFn
   return importedIr(tracer->trace(), state_->name);
 }
 
-std::vector<Tensor> JitCore::call(const std::vector<Tensor>& inputs, const TraceFn& fn) {
+void JitCore::call(std::span<const Tensor* const> args, std::span<Tensor> results,
+                   TraceRef fn, const Loc& site) {
+  try {
+    dispatch(args, results, fn);
+  } catch (const OutOfMemoryError& e) {
+    // The runtime knows the bytes; the user needs the function and the line of the call.
+    throw OutOfMemoryError("jit '" + state_->name + "': " + e.message(), SourceLoc::from(site));
+  }
+}
+
+void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> results,
+                     TraceRef fn) {
   State& s = *state_;
   ++s.report.calls;
   // The hot path: the last signature again, compared in place.
-  Entry* entry = s.last && matches(s.last->signature, inputs) ? s.last : nullptr;
+  Entry* entry = s.last && matches(s.last->signature, args) ? s.last : nullptr;
   Signature computed;
   if (!entry) {
-    computed = signatureOf(inputs, s.definedAt);
+    computed = signatureOf(args, s.definedAt);
     for (const auto& e : s.entries)
       if (e->signature == computed) entry = e.get();
   }
@@ -187,10 +208,8 @@ std::vector<Tensor> JitCore::call(const std::vector<Tensor>& inputs, const Trace
     ++s.report.replays;
     ++entry->graph->info.runs;
     s.last = entry;
-    if (entry->captures.empty()) return entry->graph->program->run(inputs);
-    std::vector<Tensor> all = inputs;
-    all.insert(all.end(), entry->captures.begin(), entry->captures.end());
-    return entry->graph->program->run(all);
+    entry->graph->program->execute({args, entry->captures}, results, /*replay=*/true);
+    return;
   }
 
   if (!entry) {
@@ -214,13 +233,20 @@ std::vector<Tensor> JitCore::call(const std::vector<Tensor>& inputs, const Trace
   bool broke = false;
   CompiledGraph* only = nullptr;
   std::vector<Tensor> captures;
-  std::vector<Tensor> results =
+  std::vector<Tensor> inputs;
+  inputs.reserve(args.size());
+  for (const Tensor* t : args) inputs.push_back(*t);
+  std::vector<Tensor> outputs =
       runSegmented(s, inputs, entry->signature, fn, broke, &only, &captures);
+  if (outputs.size() != results.size())
+    throw Error("internal error: jit '" + s.name + "' produced " +
+                std::to_string(outputs.size()) + " results for " +
+                std::to_string(results.size()) + " expected");
+  for (size_t i = 0; i < outputs.size(); ++i) results[i] = std::move(outputs[i]);
   if (!broke && only) {
     entry->graph = only;
     entry->captures = std::move(captures);
   }
-  return results;
 }
 
 }  // namespace tg::detail

@@ -1,10 +1,26 @@
 //===- Report.cpp - Printing JitReport --------------------------------------===//
 #include "tg/tg.h"
 
+#include <cstdio>
 #include <ostream>
 #include <sstream>
 
 namespace tg {
+
+/// "512 B", "4.0 KiB", "1.5 MiB", "2.0 GiB" (and the exact count beyond bytes).
+static std::string formatBytes(size_t bytes) {
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double v = static_cast<double>(bytes);
+  int u = -1;
+  while (v >= 1024 && u < 3) {
+    v /= 1024;
+    ++u;
+  }
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.1f %s (%zu bytes)", v, units[u], bytes);
+  return text;
+}
 
 static void printEvents(std::ostringstream& os, const std::vector<JitReport::Event>& events,
                         const char* title) {
@@ -37,6 +53,18 @@ std::string JitReport::str() const {
     else
       os << "CPU reference interpreter";
     os << ", run " << g.runs << " time(s)\n";
+    if (!g.kernels) continue;
+    if (g.cudaGraph)
+      os << "      launched as one CUDA graph (" << g.cudaGraphLaunches << " time(s))\n";
+    else
+      os << "      launched kernel by kernel"
+         << (g.noCudaGraphReason.empty() ? "" : ": " + g.noCudaGraphReason)
+         << (g.cudaGraphLaunches ? " (after " + std::to_string(g.cudaGraphLaunches) +
+                                       " CUDA graph launch(es))"
+                                 : "")
+         << "\n";
+    os << "      peak device memory per run: " << formatBytes(g.peakDeviceBytes)
+       << " (arena + constants + results; inputs not counted)\n";
   }
   printEvents(os, breaks, "graph breaks");
   printEvents(os, syncs, "sync points");

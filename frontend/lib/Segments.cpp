@@ -42,7 +42,7 @@ class SegmentedRun : public BreakHandler {
     Tracer::exchangeCurrent(previous_);
   }
 
-  std::vector<Tensor> run(const TraceFn& fn, CompiledGraph** onlyGraph,
+  std::vector<Tensor> run(TraceRef fn, CompiledGraph** onlyGraph,
                           std::vector<Tensor>* onlyCaptures) {
     std::vector<Tensor> outputs = fn(symbolicArgs_);
     for (size_t i = 0; i < outputs.size(); ++i)
@@ -118,7 +118,7 @@ class SegmentedRun : public BreakHandler {
 }  // namespace
 
 std::vector<Tensor> runSegmented(JitState& state, const std::vector<Tensor>& args,
-                                 const Signature& signature, const TraceFn& fn, bool& broke,
+                                 const Signature& signature, TraceRef fn, bool& broke,
                                  CompiledGraph** onlyGraph, std::vector<Tensor>* onlyCaptures) {
   SegmentedRun run(state, args, signature);
   std::vector<Tensor> results = run.run(fn, onlyGraph, onlyCaptures);

@@ -19,6 +19,7 @@
 #include "tg/Support/Error.h"
 #include "tg/Support/Precision.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -26,6 +27,7 @@
 #include <iosfwd>
 #include <memory>
 #include <source_location>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -254,10 +256,14 @@ struct JitOptions {
   /// Throw tg::GraphBreakError at the first graph break instead of splitting the graph.
   bool fullgraph = false;
   /// A name for reports and dumps (defaults to the file:line where jit was called).
-  std::string name;
+  std::string name = {};
   /// Signatures (dtype, shape, device per argument) compiled before tg warns, once, that the
   /// function keeps recompiling.
   int recompile_limit = 8;
+  /// On CUDA, replay a break-free function as one CUDA graph from its second call on: one
+  /// launch per call instead of one per kernel, and new inputs only update the graph's kernel
+  /// parameters. false launches kernel by kernel. The report says which one a graph uses.
+  bool cuda_graphs = true;
 };
 
 /// What tg::jit records about one function (f.report()). Printable; also plain data.
@@ -280,6 +286,18 @@ struct JitReport {
     size_t ops = 0;      ///< ops in the traced graph
     size_t kernels = 0;  ///< kernels launched per run (0: the CPU reference interpreter runs it)
     uint64_t runs = 0;
+    /// Whether replays launch the kernels as one CUDA graph (a break-free function on CUDA,
+    /// from its second call on, unless JitOptions::cuda_graphs is false).
+    bool cudaGraph = false;
+    uint64_t cudaGraphLaunches = 0;  ///< runs launched as one CUDA graph
+    /// On CUDA, why runs launch kernel by kernel when they do ("JitOptions::cuda_graphs is
+    /// false", graph breaks, the driver's error); empty otherwise.
+    std::string noCudaGraphReason;
+    /// Device memory one run needs, in bytes as requested (the memory pool may round up): the
+    /// temporaries' arena and the constants (both allocated once and kept while the function
+    /// lives) plus the result buffers each run allocates. Inputs are the caller's and not
+    /// counted. 0 on the CPU.
+    size_t peakDeviceBytes = 0;
   };
 
   std::string name;
@@ -330,7 +348,24 @@ namespace detail {
 template <typename>
 using AsTensor = const Tensor&;
 
-using TraceFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+/// The lambda as tracing runs it: symbolic arguments in, results out. A borrowed reference to
+/// a callable: unlike std::function it never allocates, and it must not outlive the call it is
+/// passed to.
+class TraceRef {
+ public:
+  template <typename Callable>
+    requires(!std::is_same_v<std::decay_t<Callable>, TraceRef>)
+  TraceRef(const Callable& callable)
+      : object_(&callable), call_([](const void* object, const std::vector<Tensor>& in) {
+          return (*static_cast<const Callable*>(object))(in);
+        }) {}
+
+  std::vector<Tensor> operator()(const std::vector<Tensor>& in) const { return call_(object_, in); }
+
+ private:
+  const void* object_;
+  std::vector<Tensor> (*call_)(const void*, const std::vector<Tensor>&);
+};
 
 /// The type-independent part of a jit function: signature cache, tracing, compilation and
 /// execution. Defined in frontend/lib/Jit.cpp.
@@ -341,17 +376,24 @@ class JitCore {
   JitCore(const JitCore&) = delete;
   JitCore& operator=(const JitCore&) = delete;
 
-  std::vector<Tensor> call(const std::vector<Tensor>& inputs, const TraceFn& trace);
+  /// Runs the function on `args`, writing one tensor per result of the lambda to `results`.
+  /// A known signature replays the compiled program, allocating only the results. `site` is
+  /// the caller's line, for errors of the call (out of memory names it).
+  void call(std::span<const Tensor* const> args, std::span<Tensor> results, TraceRef trace,
+            const Loc& site);
   /// The tg IR of the graph compiled for the most recent call (empty before the first).
   std::string ir() const;
   /// Traces `trace` on symbolic arguments of the given types and returns the tg IR, without
   /// compiling or running anything.
-  std::string traceIr(const std::vector<TensorSpec>& specs, const TraceFn& trace) const;
+  std::string traceIr(const std::vector<TensorSpec>& specs, TraceRef trace) const;
   JitReport report() const;
   /// True while a trace is being recorded on this thread.
   static bool tracing();
 
  private:
+  /// call() without the call site: finds (or traces and compiles) the signature's entry and
+  /// runs it.
+  void dispatch(std::span<const Tensor* const> args, std::span<Tensor> results, TraceRef trace);
   struct State;
   std::unique_ptr<State> state_;
 };
@@ -362,31 +404,31 @@ struct Results;
 
 template <>
 struct Results<Tensor> {
+  static constexpr size_t count = 1;
   static std::vector<Tensor> flatten(Tensor t) { return {std::move(t)}; }
-  static Tensor unflatten(std::vector<Tensor>& v) { return std::move(v.at(0)); }
+  static Tensor unflatten(std::span<Tensor> v) { return std::move(v[0]); }
 };
 
 template <typename... Ts>
 struct Results<std::tuple<Ts...>> {
   static_assert((std::is_same_v<Ts, Tensor> && ...), "jit lambdas return Tensors");
+  static constexpr size_t count = sizeof...(Ts);
   static std::vector<Tensor> flatten(std::tuple<Ts...> t) {
     return std::apply([](auto&&... xs) { return std::vector<Tensor>{std::move(xs)...}; },
                       std::move(t));
   }
-  static std::tuple<Ts...> unflatten(std::vector<Tensor>& v) {
+  static std::tuple<Ts...> unflatten(std::span<Tensor> v) {
     return unflattenImpl(v, std::index_sequence_for<Ts...>{});
   }
   template <size_t... I>
-  static std::tuple<Ts...> unflattenImpl(std::vector<Tensor>& v, std::index_sequence<I...>) {
-    return std::tuple<Ts...>{std::move(v.at(I))...};
+  static std::tuple<Ts...> unflattenImpl(std::span<Tensor> v, std::index_sequence<I...>) {
+    return std::tuple<Ts...>{std::move(v[I])...};
   }
 };
 
 template <typename A, typename B>
 struct Results<std::pair<A, B>> : Results<std::tuple<A, B>> {
-  static std::pair<A, B> unflatten(std::vector<Tensor>& v) {
-    return {std::move(v.at(0)), std::move(v.at(1))};
-  }
+  static std::pair<A, B> unflatten(std::span<Tensor> v) { return {std::move(v[0]), std::move(v[1])}; }
 };
 
 }  // namespace detail
@@ -402,19 +444,18 @@ class JitFunction {
       : fn_(std::make_shared<F>(std::move(fn))),
         core_(std::make_shared<detail::JitCore>(std::move(options), definedAt)) {}
 
-  template <typename... Args>
-  auto operator()(const Args&... args) {
-    static_assert((std::is_same_v<Args, Tensor> && ...), "jit functions take tg::Tensor arguments");
-    using R = std::decay_t<std::invoke_result_t<F&, const Args&...>>;
-    if (detail::JitCore::tracing()) return (*fn_)(args...);  // nested jit: inline it
-    std::vector<Tensor> inputs{args...};
-    std::shared_ptr<F> fn = fn_;
-    detail::TraceFn trace = [fn](const std::vector<Tensor>& in) {
-      return detail::Results<R>::flatten(
-          invoke(*fn, in, std::index_sequence_for<Args...>{}));
-    };
-    std::vector<Tensor> outputs = core_->call(inputs, trace);
-    return detail::Results<R>::unflatten(outputs);
+  /// Calls the function. Converting the first argument records the caller's line, which
+  /// errors of the call (out of device memory, say) name.
+  template <typename... Rest>
+  auto operator()(Located first, const Rest&... rest) {
+    static_assert((std::is_same_v<Rest, Tensor> && ...), "jit functions take tg::Tensor arguments");
+    return call(first.loc, first.tensor, rest...);
+  }
+  /// A function of no arguments (its lambda reads the tensors it captures).
+  auto operator()(Loc site = Loc::current())
+    requires std::is_invocable_v<F&>
+  {
+    return call(site);
   }
 
   /// The tg IR compiled for the most recent call.
@@ -429,14 +470,31 @@ class JitFunction {
   std::string trace_ir(const Specs&... specs) const {
     static_assert((std::is_same_v<Specs, TensorSpec> && ...), "trace_ir takes tg::TensorSpec");
     using R = std::decay_t<std::invoke_result_t<F&, detail::AsTensor<Specs>...>>;
-    std::shared_ptr<F> fn = fn_;
-    detail::TraceFn trace = [fn](const std::vector<Tensor>& in) {
-      return detail::Results<R>::flatten(invoke(*fn, in, std::index_sequence_for<Specs...>{}));
+    F& fn = *fn_;
+    auto trace = [&fn](const std::vector<Tensor>& in) {
+      return detail::Results<R>::flatten(invoke(fn, in, std::index_sequence_for<Specs...>{}));
     };
     return core_->traceIr({specs...}, trace);
   }
 
  private:
+  /// The per-call path: no allocation here (the arguments and results live on the stack, the
+  /// lambda is passed by reference); JitCore allocates only the results.
+  template <typename... Args>
+  auto call(const Loc& site, const Args&... args) {
+    using R = std::decay_t<std::invoke_result_t<F&, const Args&...>>;
+    if (detail::JitCore::tracing()) return (*fn_)(args...);  // nested jit: inline it
+    const std::array<const Tensor*, sizeof...(Args)> in{&args...};
+    F& fn = *fn_;
+    auto trace = [&fn](const std::vector<Tensor>& symbolic) {
+      return detail::Results<R>::flatten(
+          invoke(fn, symbolic, std::index_sequence_for<Args...>{}));
+    };
+    std::array<Tensor, detail::Results<R>::count> out;
+    core_->call(in, out, trace, site);
+    return detail::Results<R>::unflatten(out);
+  }
+
   template <size_t... I>
   static auto invoke(F& fn, const std::vector<Tensor>& in, std::index_sequence<I...>) {
     return fn(in[I]...);

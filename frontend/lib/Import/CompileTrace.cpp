@@ -34,67 +34,87 @@ class InterpretedProgram : public Program {
   InterpretedProgram(OwningOpRef<ModuleOp> module, std::string ir)
       : module_(std::move(module)), ir_(std::move(ir)) {
     func_ = *module_->getOps<func::FuncOp>().begin();
+    numResults_ = func_.getFunctionType().getNumResults();
   }
 
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs) override {
+  void execute(const ProgramInputs& inputs, std::span<Tensor> results, bool) override {
     std::vector<ref::HostTensor> hosts;
     hosts.reserve(inputs.size());
-    for (const Tensor& t : inputs) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Tensor& t = inputs[i];
       if (t.device() != Device::CPU)
         throw Error("jit: a captured tensor is on cuda but the function runs on the cpu; "
                     "create it on the cpu or move it with .to(tg::Device::CPU)");
       hosts.push_back(hostOf(t));
     }
-    std::vector<ref::HostTensor> results = ref::interpret(func_, hosts);
-    std::vector<Tensor> outputs;
-    outputs.reserve(results.size());
-    for (ref::HostTensor& r : results) outputs.push_back(wrapHost(std::move(r)));
-    return outputs;
+    std::vector<ref::HostTensor> values = ref::interpret(func_, hosts);
+    for (size_t i = 0; i < values.size() && i < results.size(); ++i)
+      results[i] = wrapHost(std::move(values[i]));
   }
 
+  size_t numResults() const override { return numResults_; }
   const std::string& ir() const override { return ir_; }
   size_t kernels() const override { return 0; }
 
  private:
   OwningOpRef<ModuleOp> module_;
   func::FuncOp func_;
+  size_t numResults_ = 0;
   std::string ir_;
 };
 
 /// Runs a Plan on the GPU: no host sync, results stay on the device.
 class GpuProgram : public Program {
  public:
-  GpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir)
-      : executor_(std::move(plan), gpu), ir_(std::move(ir)) {
+  GpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir, bool cudaGraphs)
+      : executor_(std::move(plan), gpu), ir_(std::move(ir)), cudaGraphs_(cudaGraphs) {
     const rt::Plan& p = executor_.plan();
     for (size_t i = 0; i < p.outputs.size(); ++i)
       resultTypes_.push_back({p.outputDTypes[i], p.outputShapes[i]});
   }
 
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs) override {
-    std::vector<std::shared_ptr<rt::DeviceBuffer>> buffers;
-    buffers.reserve(inputs.size());
-    for (const Tensor& t : inputs) {
+  void execute(const ProgramInputs& inputs, std::span<Tensor> results, bool replay) override {
+    // buffers_ and resultBuffers_ keep their storage between calls: the per-call path
+    // allocates only the result buffers and tensors.
+    buffers_.clear();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Tensor& t = inputs[i];
       if (t.device() != Device::CUDA)
         throw Error("jit: a captured tensor is on the cpu but the function runs on cuda; "
                     "create it on cuda or move it with .to(tg::Device::CUDA)");
-      buffers.push_back(t.impl().buffer);
+      buffers_.push_back(t.impl().buffer);
     }
-    std::vector<std::shared_ptr<rt::DeviceBuffer>> results = executor_.run(buffers);
-    std::vector<Tensor> outputs;
-    outputs.reserve(results.size());
-    for (size_t i = 0; i < results.size(); ++i)
-      outputs.push_back(wrapDevice(std::move(results[i]), resultTypes_[i]));
-    return outputs;
+    try {
+      executor_.run(buffers_, resultBuffers_, replay && cudaGraphs_);
+    } catch (...) {
+      buffers_.clear();
+      throw;
+    }
+    buffers_.clear();  // keep no input alive past the call
+    for (size_t i = 0; i < resultBuffers_.size() && i < results.size(); ++i)
+      results[i] = wrapDevice(std::move(resultBuffers_[i]), resultTypes_[i]);
   }
 
+  size_t numResults() const override { return resultTypes_.size(); }
   const std::string& ir() const override { return ir_; }
   size_t kernels() const override { return executor_.plan().launches.size(); }
+
+  void describe(JitReport::Graph& info) const override {
+    info.cudaGraph = executor_.usesCudaGraph();
+    info.cudaGraphLaunches = executor_.cudaGraphLaunches();
+    info.peakDeviceBytes = executor_.peakDeviceBytes();
+    if (!cudaGraphs_)
+      info.noCudaGraphReason = "JitOptions::cuda_graphs is false";
+    else if (!executor_.cudaGraphFailure().empty())
+      info.noCudaGraphReason = executor_.cudaGraphFailure();
+  }
 
  private:
   rt::Executor executor_;
   std::string ir_;
+  bool cudaGraphs_;
   std::vector<graph::TensorType> resultTypes_;
+  std::vector<std::shared_ptr<rt::DeviceBuffer>> buffers_, resultBuffers_;
 };
 
 compiler::PipelineOptions pipelineOptions(const JitOptions& options, rt::Gpu* gpu) {
@@ -137,7 +157,8 @@ std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& opti
     rt::Plan plan = compiler::compile(*copy, pipelineOptions(options, gpu), sink,
                                       /*wantPtx=*/static_cast<bool>(sink));
     if (device == Device::CUDA)
-      return std::make_unique<GpuProgram>(std::move(plan), *gpu, std::move(traced));
+      return std::make_unique<GpuProgram>(std::move(plan), *gpu, std::move(traced),
+                                          options.cuda_graphs);
   }
 
   // CPU: the reference interpreter runs the canonicalized graph.

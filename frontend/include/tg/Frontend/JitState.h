@@ -60,7 +60,7 @@ struct JitState {
 /// compiled (or found) and run, and the tensors the lambda still holds become concrete.
 /// Returns the lambda's results (concrete) and whether any break happened.
 std::vector<Tensor> runSegmented(JitState& state, const std::vector<Tensor>& args,
-                                 const Signature& signature, const TraceFn& fn, bool& broke,
+                                 const Signature& signature, TraceRef fn, bool& broke,
                                  CompiledGraph** onlyGraph, std::vector<Tensor>* onlyCaptures);
 
 }  // namespace tg::detail

@@ -10,10 +10,23 @@
 #include "tg/tg.h"
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace tg::detail {
+
+/// A program's inputs for one run, borrowed (no copies on the per-call path): the call's
+/// arguments, then the tensors the trace captured.
+struct ProgramInputs {
+  std::span<const Tensor* const> args;
+  std::span<const Tensor> captures;
+
+  size_t size() const { return args.size() + captures.size(); }
+  const Tensor& operator[](size_t i) const {
+    return i < args.size() ? *args[i] : captures[i - args.size()];
+  }
+};
 
 /// A compiled trace. Its inputs are the trace's arguments followed by its captured tensors;
 /// the caller supplies both on every run (captures are read from their current storage, and a
@@ -21,11 +34,28 @@ namespace tg::detail {
 class Program {
  public:
   virtual ~Program() = default;
-  virtual std::vector<Tensor> run(const std::vector<Tensor>& inputs) = 0;
+  /// Runs on `inputs` and writes its results (numResults() of them) to `results`. `replay`
+  /// marks the per-call path of a break-free jit function, which the GPU may launch as a CUDA
+  /// graph; it allocates nothing but the results.
+  virtual void execute(const ProgramInputs& inputs, std::span<Tensor> results, bool replay) = 0;
+  virtual size_t numResults() const = 0;
   /// The tg IR that was compiled, as text.
   virtual const std::string& ir() const = 0;
   /// Kernels launched per run (0 when the reference interpreter runs the graph).
   virtual size_t kernels() const = 0;
+  /// Fills what the runtime knows for the report: CUDA graph use, peak device memory.
+  virtual void describe(JitReport::Graph& info) const { (void)info; }
+
+  /// execute() on a list of inputs, returning the results: for graph segments and eager ops,
+  /// where the lambda runs anyway.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) {
+    std::vector<const Tensor*> args;
+    args.reserve(inputs.size());
+    for (const Tensor& t : inputs) args.push_back(&t);
+    std::vector<Tensor> results(numResults());
+    execute({args, {}}, results, /*replay=*/false);
+    return results;
+  }
 };
 
 /// The tg IR `trace` imports to (no passes run).

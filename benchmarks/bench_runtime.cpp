@@ -1,0 +1,271 @@
+//===- bench_runtime.cpp - What tg's runtime costs: compiles, warm starts, dispatch ===//
+//
+// Google Benchmark, one binary (tg_bench_runtime); every figure is the counter `median_us`
+// (Google Benchmark's own time is the same figure, set manually). Cases:
+//   compile/cold/chain8       first call of the 8-op chain in a fresh process with an empty
+//                             TG_CACHE_DIR: MLIR start-up, trace, passes, NVRTC, module load,
+//                             first run, until the result is ready (host wall time). Counters
+//                             nvrtc_ms and load_ms split out NVRTC and module loading;
+//                             mlir_init_us is the MLIR context's start-up, part of the total.
+//   compile/warm_start/chain8 the same in a fresh process whose TG_CACHE_DIR the cold process
+//                             filled: no NVRTC (disk_hits counts cubins read from disk).
+//   compile/memory_hit/chain8 a second jit function of the same graph in this process: trace
+//                             and passes again, kernels found loaded in memory.
+//   host_per_call/chain32/<fused|unfused>/<graph|direct>
+//                             host time of one replayed call, inputs on the device (median).
+//   chain32/<fused|unfused>/<graph|direct>
+//                             device time per call, calls queued back to back (Timing.h),
+//                             three input sets in rotation: every call updates parameters.
+// "graph" is the default ({.cuda_graphs = true}), "direct" is {.cuda_graphs = false}.
+//
+// Fresh processes are this binary run again (/proc/self/exe) with --tg-first-call; it prints
+// one line of figures that the parent reads. The parent itself runs with a temporary
+// TG_CACHE_DIR (removed at exit), so nothing here reads or fills the user's cache.
+//
+//===----------------------------------------------------------------------===//
+#include "Timing.h"
+#include "graphs.h"
+
+#include "tg/Runtime/KernelCache.h"
+
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tg::DType;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kFirstCallFlag = "--tg-first-call";
+constexpr int64_t kChain8Elements = int64_t(1) << 20;
+constexpr int kFreshProcesses = 5;
+
+double usSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+bool haveGpu(benchmark::State& state) {
+  if (tg::cuda_available()) return true;
+  state.SkipWithError("no GPU");
+  return false;
+}
+
+void report(benchmark::State& state, double us) {
+  state.SetIterationTime(us * 1e-6);
+  state.counters["median_us"] = us;
+}
+
+/// A new, empty directory under /tmp.
+std::string freshDirectory() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "tg-bench-runtime-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) {
+    std::perror("mkdtemp");
+    std::exit(1);
+  }
+  return pattern;
+}
+
+//===----------------------------------------------------------------------===//
+// The child: one first call in a fresh process
+//===----------------------------------------------------------------------===//
+
+/// Runs in a fresh process: the GPU is opened and the inputs made first (not tg's compile
+/// cost), then the MLIR context is started and chain8 called once, until its result is ready.
+/// Prints "first_call key=value ..." for the parent.
+int firstCallChild() {
+  tg::Tensor x = tg::randn({kChain8Elements}, DType::F32, 1);
+  tg::Tensor y = tg::randn({kChain8Elements}, DType::F32, 2);
+  tg::synchronize();
+  Clock::time_point t0 = Clock::now();
+  // The shared MLIR context starts on first use (dialects, registrations): time it apart.
+  (void)tg::jit([](const tg::Tensor& a) { return a; }).trace_ir(tg::TensorSpec{{1}, DType::F32});
+  const double mlirInitUs = usSince(t0);
+  Clock::time_point t1 = Clock::now();
+  auto f = tg::jit(tg_graphs::chain8);
+  tg::Tensor z = f(x, y);
+  tg::synchronize();
+  const double callUs = usSince(t1);
+  const tg::rt::KernelCache::Stats s = tg::rt::KernelCache::instance().stats();
+  std::printf("first_call total_us=%.1f mlir_init_us=%.1f call_us=%.1f nvrtc_ms=%.3f load_ms=%.3f "
+              "misses=%llu disk_hits=%llu\n",
+              mlirInitUs + callUs, mlirInitUs, callUs, s.compileMs, s.loadMs,
+              static_cast<unsigned long long>(s.misses),
+              static_cast<unsigned long long>(s.diskHits));
+  return 0;
+}
+
+/// Runs this binary again as a first-call child with TG_CACHE_DIR=`cacheDir` and returns its
+/// figures (empty when it failed).
+std::map<std::string, double> runFirstCallChild(const std::string& cacheDir) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string command =
+      "TG_CACHE_DIR='" + cacheDir + "' '" + self + "' " + kFirstCallFlag + " 2>&1";
+  std::map<std::string, double> figures;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return figures;
+  char line[1024];
+  while (std::fgets(line, sizeof(line), pipe)) {
+    std::istringstream words(line);
+    std::string word;
+    if (!(words >> word) || word != "first_call") continue;
+    while (words >> word)
+      if (size_t eq = word.find('='); eq != std::string::npos)
+        figures[word.substr(0, eq)] = std::atof(word.c_str() + eq + 1);
+  }
+  if (pclose(pipe) != 0) figures.clear();
+  return figures;
+}
+
+//===----------------------------------------------------------------------===//
+// Compiles and warm starts
+//===----------------------------------------------------------------------===//
+
+/// Cold and warm first calls, each in its own fresh process: a cold child fills an empty cache
+/// directory, a warm child then starts from it. Medians over kFreshProcesses pairs.
+void BM_FirstCall(benchmark::State& state, bool warm) {
+  if (!haveGpu(state)) return;
+  for (auto _ : state) {
+    std::map<std::string, std::vector<double>> all;
+    for (int i = 0; i < kFreshProcesses; ++i) {
+      const std::string dir = freshDirectory();
+      std::map<std::string, double> cold = runFirstCallChild(dir);
+      std::map<std::string, double> figures = warm ? runFirstCallChild(dir) : cold;
+      std::filesystem::remove_all(dir);
+      if (cold.empty() || figures.empty()) {
+        state.SkipWithError("a first-call child process failed (run it: tg_bench_runtime --tg-first-call)");
+        return;
+      }
+      for (const auto& [key, value] : figures) all[key].push_back(value);
+    }
+    report(state, median(all["total_us"]));
+    for (const char* key : {"mlir_init_us", "call_us", "nvrtc_ms", "load_ms", "misses", "disk_hits"})
+      state.counters[key] = median(all[key]);
+  }
+}
+
+/// A second jit function object of a graph this process has compiled: the trace and the passes
+/// run again, every kernel is found loaded in memory.
+void BM_MemoryHit(benchmark::State& state) {
+  if (!haveGpu(state)) return;
+  tg::Tensor x = tg::randn({kChain8Elements}, DType::F32, 1);
+  tg::Tensor y = tg::randn({kChain8Elements}, DType::F32, 2);
+  (void)tg::jit(tg_graphs::chain8)(x, y);  // compiled (or found) once
+  tg::synchronize();
+  for (auto _ : state) {
+    std::vector<double> us;
+    for (int i = 0; i < 10; ++i) {
+      const tg::rt::KernelCache::Stats before = tg::rt::KernelCache::instance().stats();
+      Clock::time_point t0 = Clock::now();
+      auto f = tg::jit(tg_graphs::chain8);
+      tg::Tensor z = f(x, y);
+      tg::synchronize();
+      us.push_back(usSince(t0));
+      const tg::rt::KernelCache::Stats after = tg::rt::KernelCache::instance().stats();
+      if (after.misses != before.misses || after.diskHits != before.diskHits) {
+        state.SkipWithError("a kernel was not found in memory");
+        return;
+      }
+    }
+    report(state, median(us));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Per call: host cost and device time, with and without CUDA graphs
+//===----------------------------------------------------------------------===//
+
+tg::JitOptions options(bool fuse, bool cudaGraphs) {
+  tg::JitOptions o;
+  o.fuse = fuse;
+  o.cuda_graphs = cudaGraphs;
+  return o;
+}
+
+/// Host time of one call of a compiled function whose inputs are already on the device:
+/// median of 500 calls, each timed with the host clock, queued without waiting (results stay
+/// alive, so no free happens inside a timed call). The per-call cost tg adds.
+void BM_HostPerCall(benchmark::State& state, bool fuse, bool graphs) {
+  if (!haveGpu(state)) return;
+  auto f = tg::jit(tg_graphs::chain32, options(fuse, graphs));
+  tg::Tensor x = tg::randn({1024}, DType::F32, 7);
+  for (int i = 0; i < 10; ++i) benchmark::DoNotOptimize(f(x));
+  tg::synchronize();
+  for (auto _ : state) {
+    std::vector<double> us;
+    std::vector<tg::Tensor> keep;
+    keep.reserve(500);
+    us.reserve(500);
+    for (int i = 0; i < 500; ++i) {
+      Clock::time_point t0 = Clock::now();
+      keep.push_back(f(x));
+      us.push_back(usSince(t0));
+    }
+    tg::synchronize();
+    const double m = median(us);
+    report(state, m);
+    state.counters["host_us_per_call"] = m;
+  }
+}
+
+/// Device time per call of the 32-op chain on 1024 elements: launch-bound, the case CUDA
+/// graphs are for.
+void BM_Chain32(benchmark::State& state, bool fuse, bool graphs) {
+  if (!haveGpu(state)) return;
+  auto f = tg::jit(tg_graphs::chain32, options(fuse, graphs));
+  std::vector<tg::Tensor> inputs;
+  for (uint64_t seed = 1; seed <= 3; ++seed) inputs.push_back(tg::randn({1024}, DType::F32, seed));
+  auto call = [&](int i) { benchmark::DoNotOptimize(f(inputs[i % 3])); };
+  for (auto _ : state) {
+    report(state, tgbench::medianUs(call, /*warmup=*/5, /*iters=*/200));
+    state.counters["kernels"] = static_cast<double>(f.report().graphs.at(0).kernels);
+    state.counters["cuda_graph"] = f.report().graphs.at(0).cudaGraph ? 1 : 0;
+  }
+}
+
+#define TG_CASE(name, fn, ...)                                                        \
+  BENCHMARK_CAPTURE(fn, name, __VA_ARGS__)->Name(#name)->UseManualTime()->Iterations(1) \
+      ->Unit(benchmark::kMicrosecond)
+
+TG_CASE(compile/cold/chain8, BM_FirstCall, /*warm=*/false);
+TG_CASE(compile/warm_start/chain8, BM_FirstCall, /*warm=*/true);
+BENCHMARK(BM_MemoryHit)->Name("compile/memory_hit/chain8")->UseManualTime()->Iterations(1)
+    ->Unit(benchmark::kMicrosecond);
+TG_CASE(host_per_call/chain32/fused/graph, BM_HostPerCall, true, true);
+TG_CASE(host_per_call/chain32/fused/direct, BM_HostPerCall, true, false);
+TG_CASE(host_per_call/chain32/unfused/graph, BM_HostPerCall, false, true);
+TG_CASE(host_per_call/chain32/unfused/direct, BM_HostPerCall, false, false);
+TG_CASE(chain32/fused/graph, BM_Chain32, true, true);
+TG_CASE(chain32/fused/direct, BM_Chain32, true, false);
+TG_CASE(chain32/unfused/graph, BM_Chain32, false, true);
+TG_CASE(chain32/unfused/direct, BM_Chain32, false, false);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == kFirstCallFlag) return firstCallChild();
+  // Before anything opens the kernel cache: this process compiles into a directory of its own.
+  const std::string cacheDir = freshDirectory();
+  setenv("TG_CACHE_DIR", cacheDir.c_str(), 1);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  std::filesystem::remove_all(cacheDir);
+  return 0;
+}
