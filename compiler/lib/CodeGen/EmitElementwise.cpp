@@ -143,12 +143,8 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
       if (n == "/*unresolved*/0") return op.emitOpError("has an operand the emitter cannot read");
       operands.push_back(n);
     }
-    // The operand dtype that decides the math: the data operand (select: the values).
-    DType in = dtypeOfValue(op.getOperand(d->kind == graph::OpKind::Select ? 1 : 0));
-    DType out = dtypeOfValue(op.getResult(0));
     std::string n = "v" + std::to_string(counter++);
-    os << "    const " << computeType(out) << " " << n << " = "
-       << scalarExpr(d->kind, d->attrs, operands, in, out, options.precision) << ";\n";
+    os << elementwiseLine(&op, *d, operands, n, options.precision);
     names[op.getResult(0)] = n;
   }
   for (unsigned j = 0; j < yield.getNumOperands(); ++j) {

@@ -84,11 +84,8 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
       if (failed(n)) return op.emitOpError("has an operand the matmul epilogue cannot read");
       operands.push_back(*n);
     }
-    DType in = dtypeOfValue(op.getOperand(d->kind == graph::OpKind::Select ? 1 : 0));
-    DType out = dtypeOfValue(op.getResult(0));
     std::string n = "v" + std::to_string(counter++);
-    os << "    const " << computeType(out) << " " << n << " = "
-       << scalarExpr(d->kind, d->attrs, operands, in, out, options.precision) << ";\n";
+    os << elementwiseLine(&op, *d, operands, n, options.precision);
     names[op.getResult(0)] = n;
   }
   for (unsigned j = 0; j < yield.getNumOperands(); ++j) {

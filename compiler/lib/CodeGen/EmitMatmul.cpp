@@ -1,4 +1,10 @@
 //===- EmitMatmul.cpp - CUDA C++ for a gemm tg.fusion (the simt path) -----===//
+//
+// Dispatches on `tg.path` (tg-lower-matmul): `wgmma` and `mma_sync` have emitters of their
+// own; this file emits the `simt` kernel (templates/matmul_simt.cuh) and holds the pieces the
+// emitters share.
+//
+//===----------------------------------------------------------------------===//
 #include "GemmEmission.h"
 #include "KernelEmission.h"
 #include "ScalarMath.h"
@@ -11,6 +17,50 @@ using namespace mlir;
 
 namespace tg::codegen {
 
+FailureOr<GemmProblem> gemmProblem(ir::FusionOp fusion, ir::MatmulOp mm) {
+  // Operands are kernel inputs, possibly through reshapes (same bytes).
+  auto inputIndex = [&](Value v) -> int {
+    LayoutChain chain = traceLayout(v);
+    auto arg = dyn_cast<BlockArgument>(chain.root);
+    return (arg && chain.linear) ? static_cast<int>(arg.getArgNumber()) : -1;
+  };
+  GemmProblem p;
+  p.inputA = inputIndex(mm.getA());
+  p.inputB = inputIndex(mm.getB());
+  if (p.inputA < 0 || p.inputB < 0)
+    return fusion.emitOpError("matmul operands must be contiguous inputs");
+  auto ta = cast<RankedTensorType>(mm.getA().getType()), tb = cast<RankedTensorType>(mm.getB().getType());
+  auto tc = cast<RankedTensorType>(mm.getType());
+  const int64_t ra = ta.getRank(), rb = tb.getRank(), rc = tc.getRank();
+  p.transA = mm.getTransposeA();
+  p.transB = mm.getTransposeB();
+  p.m = tc.getShape()[rc - 2];
+  p.n = tc.getShape()[rc - 1];
+  p.k = p.transA ? ta.getShape()[ra - 2] : ta.getShape()[ra - 1];
+  p.batch = tc.getNumElements() / std::max<int64_t>(1, p.m * p.n);
+  p.batchStrideA = ra == 2 ? 0 : ta.getShape()[ra - 2] * ta.getShape()[ra - 1];
+  p.batchStrideB = rb == 2 ? 0 : tb.getShape()[rb - 2] * tb.getShape()[rb - 1];
+  p.dtype = dtypeOfValue(mm.getA());
+  return p;
+}
+
+std::string gemmBodyPointers(ir::FusionOp fusion) {
+  std::ostringstream os;
+  for (unsigned i = 0; i < fusion.getNumOperands(); ++i)
+    os << "  const " << storageType(dtypeOfValue(fusion.getBody().getArgument(i))) << "* __restrict__ in"
+       << i << ";\n";
+  for (unsigned j = 0; j < fusion.getNumResults(); ++j)
+    os << "  " << storageType(dtypeOfValue(fusion.getResult(j))) << "* __restrict__ out" << j << ";\n";
+  return os.str();
+}
+
+int gemmEpilogueOps(ir::FusionOp fusion) {
+  int ops = 0;
+  for (Operation& op : fusion.getBody().front())
+    if (!isLayoutOp(&op) && !isa<ir::ConstantOp, ir::YieldOp, ir::MatmulOp>(op)) ++ops;
+  return ops;
+}
+
 FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& name,
                                      const CodeGenOptions& options) {
   ir::MatmulOp mm;
@@ -18,48 +68,31 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
   if (!mm) return fusion.emitOpError("gemm kernels hold one matmul");
   auto path = fusion->getAttrOfType<StringAttr>("tg.path");
   if (path && path.getValue() == "wgmma") return emitMatmulWgmma(fusion, mm, name, options);
+  if (path && path.getValue() == "mma_sync") return emitMatmulMma(fusion, mm, name, options);
 
   auto tile = fusion->getAttrOfType<DenseI64ArrayAttr>("tg.tile");
   if (!tile || tile.size() != 3) return fusion.emitOpError("has no tile: run tg-lower-matmul first");
-  // Operands are kernel inputs, possibly through reshapes (same bytes).
-  auto inputIndex = [&](Value v) -> int {
-    LayoutChain chain = traceLayout(v);
-    auto arg = dyn_cast<BlockArgument>(chain.root);
-    return (arg && chain.linear) ? static_cast<int>(arg.getArgNumber()) : -1;
-  };
-  int ia = inputIndex(mm.getA()), ib = inputIndex(mm.getB());
-  if (ia < 0 || ib < 0) return fusion.emitOpError("matmul operands must be contiguous inputs");
-  auto ta = cast<RankedTensorType>(mm.getA().getType()), tb = cast<RankedTensorType>(mm.getB().getType());
-  auto tc = cast<RankedTensorType>(mm.getType());
-  int64_t ra = ta.getRank(), rb = tb.getRank(), rc = tc.getRank();
-  int64_t M = tc.getShape()[rc - 2], N = tc.getShape()[rc - 1];
-  int64_t K = mm.getTransposeA() ? ta.getShape()[ra - 2] : ta.getShape()[ra - 1];
-  int64_t batch = tc.getNumElements() / std::max<int64_t>(1, M * N);
-  int64_t strideA = ra == 2 ? 0 : ta.getShape()[ra - 2] * ta.getShape()[ra - 1];
-  int64_t strideB = rb == 2 ? 0 : tb.getShape()[rb - 2] * tb.getShape()[rb - 1];
-  DType dt = dtypeOfValue(mm.getA());
+  FailureOr<GemmProblem> problem = gemmProblem(fusion, mm);
+  if (failed(problem)) return failure();
+  const GemmProblem& p = *problem;
+  const int64_t M = p.m, N = p.n, K = p.k;
 
-  auto offA = std::string(mm.getTransposeA() ? "k * " + std::to_string(M) + "ll + m"
-                                             : "m * " + std::to_string(K) + "ll + k");
-  auto offB = std::string(mm.getTransposeB() ? "n * " + std::to_string(K) + "ll + k"
-                                             : "k * " + std::to_string(N) + "ll + n");
+  auto offA = std::string(p.transA ? "k * " + std::to_string(M) + "ll + m" : "m * " + std::to_string(K) + "ll + k");
+  auto offB = std::string(p.transB ? "n * " + std::to_string(K) + "ll + k" : "k * " + std::to_string(N) + "ll + n");
   std::ostringstream os;
   os << "struct TgBody {\n";
   os << "  static constexpr long long kM = " << M << "ll, kN = " << N << "ll, kK = " << K
-     << "ll, kBatch = " << batch << "ll;\n";
-  std::vector<std::string> ptrs(fusion.getNumOperands());
-  for (unsigned i = 0; i < fusion.getNumOperands(); ++i)
-    os << "  const " << storageType(dtypeOfValue(fusion.getBody().getArgument(i))) << "* __restrict__ in"
-       << i << ";\n";
-  for (unsigned j = 0; j < fusion.getNumResults(); ++j)
-    os << "  " << storageType(dtypeOfValue(fusion.getResult(j))) << "* __restrict__ out" << j << ";\n";
+     << "ll, kBatch = " << p.batch << "ll;\n";
+  os << gemmBodyPointers(fusion);
   os << "  __device__ __forceinline__ float loadA(long long b, long long m, long long k) const {\n"
-     << "    return (m < kM && k < kK) ? (float)" << loadConvert(dt, "in" + std::to_string(ia) + "[b * " +
-                                                             std::to_string(strideA) + "ll + " + offA + "]")
+     << "    return (m < kM && k < kK) ? (float)"
+     << loadConvert(p.dtype, "in" + std::to_string(p.inputA) + "[b * " + std::to_string(p.batchStrideA) +
+                                 "ll + " + offA + "]")
      << " : 0.0f;\n  }\n";
   os << "  __device__ __forceinline__ float loadB(long long b, long long k, long long n) const {\n"
-     << "    return (k < kK && n < kN) ? (float)" << loadConvert(dt, "in" + std::to_string(ib) + "[b * " +
-                                                             std::to_string(strideB) + "ll + " + offB + "]")
+     << "    return (k < kK && n < kN) ? (float)"
+     << loadConvert(p.dtype, "in" + std::to_string(p.inputB) + "[b * " + std::to_string(p.batchStrideB) +
+                                 "ll + " + offB + "]")
      << " : 0.0f;\n  }\n";
   FailureOr<std::string> epilogue = emitGemmEpilogue(fusion, mm, options);
   if (failed(epilogue)) return failure();
@@ -67,9 +100,9 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
 
   int64_t bm = tile[0], bn = tile[1], bk = tile[2];
   std::ostringstream summary;
-  summary << "gemm (simt, tile " << bm << "x" << bn << "x" << bk << "): " << batch << " x [" << M
-          << " x " << K << "] @ [" << K << " x " << N << "]"
-          << (mm.getTransposeA() ? " A^T" : "") << (mm.getTransposeB() ? " B^T" : "");
+  summary << "gemm (simt, tile " << bm << "x" << bn << "x" << bk << "): " << p.batch << " x [" << M
+          << " x " << K << "] @ [" << K << " x " << N << "]" << (p.transA ? " A^T" : "")
+          << (p.transB ? " B^T" : "");
   KernelEmission e;
   e.kernel.name = name;
   e.kernel.summary = summary.str();
@@ -78,7 +111,7 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
                     std::to_string(bk) + "\n" + os.str() + matmulSimtTemplate();
   e.dims.grid[0] = static_cast<uint32_t>((N + bn - 1) / bn);
   e.dims.grid[1] = static_cast<uint32_t>((M + bm - 1) / bm);
-  e.dims.grid[2] = static_cast<uint32_t>(batch);
+  e.dims.grid[2] = static_cast<uint32_t>(p.batch);
   e.dims.block[0] = 256;
   return e;
 }

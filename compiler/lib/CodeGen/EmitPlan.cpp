@@ -2,6 +2,7 @@
 #include "tg/CodeGen/EmitPlan.h"
 
 #include "KernelEmission.h"
+#include "ScalarMath.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Reference/Interpreter.h"
 #include "tg/Transforms/BufferAssignment.h"
@@ -17,6 +18,16 @@ DType dtypeOfValue(Value v) {
 }
 
 int64_t numelOf(Value v) { return cast<RankedTensorType>(v.getType()).getNumElements(); }
+
+std::string elementwiseLine(Operation* op, const ir::OpDescription& d,
+                            const std::vector<std::string>& operands, const std::string& name,
+                            Precision precision) {
+  // The operand dtype that decides the math: the data operand (select: the values).
+  DType in = dtypeOfValue(op->getOperand(d.kind == graph::OpKind::Select ? 1 : 0));
+  DType out = dtypeOfValue(op->getResult(0));
+  return "    const " + std::string(computeType(out)) + " " + name + " = " +
+         scalarExpr(d.kind, d.attrs, operands, in, out, precision) + ";\n";
+}
 
 std::string indexType(int64_t bound, std::string& suffix) {
   if (bound < (int64_t(1) << 31)) {

@@ -7,6 +7,26 @@
 
 namespace tg::codegen {
 
+/// The problem a gemm fusion's matmul solves: C[batch] (M x N) = op(A) @ op(B).
+struct GemmProblem {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  bool transA = false, transB = false;  ///< A stored K x M; B stored N x K (K-major)
+  int inputA = -1, inputB = -1;         ///< the fusion inputs holding A and B
+  /// Elements from one batch of an operand to the next; 0 for a rank-2 operand (shared).
+  int64_t batchStrideA = 0, batchStrideB = 0;
+  DType dtype = DType::F32;             ///< of A and B
+};
+
+/// The problem of `mm`, whose operands must be fusion inputs (possibly through reshapes,
+/// which keep the bytes); fails with a diagnostic on `fusion` otherwise.
+mlir::FailureOr<GemmProblem> gemmProblem(ir::FusionOp fusion, ir::MatmulOp mm);
+
+/// TgBody members `const T* in<i>` and `T* out<j>`: the fusion's inputs and results.
+std::string gemmBodyPointers(ir::FusionOp fusion);
+
+/// The elementwise ops fused into the gemm kernel's epilogue (for kernel summaries).
+int gemmEpilogueOps(ir::FusionOp fusion);
+
 /// TgBody members `element(i, acc)` and `store(b, m, n, v0, v1)`: the fused elementwise
 /// consumers of `mm` inside `fusion`, applied to accumulators and written to every result.
 /// The body must declare kM, kN, in<i> and out<j>.
@@ -17,5 +37,10 @@ mlir::FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp 
 mlir::FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
                                                 const std::string& name,
                                                 const CodeGenOptions& options);
+
+/// The sm_80 path (tg.path = "mma_sync"): templates/matmul_mma.cuh, cp.async + mma.sync.
+mlir::FailureOr<KernelEmission> emitMatmulMma(ir::FusionOp fusion, ir::MatmulOp mm,
+                                              const std::string& name,
+                                              const CodeGenOptions& options);
 
 }  // namespace tg::codegen

@@ -2,10 +2,12 @@
 #pragma once
 
 #include "tg/CodeGen/EmitPlan.h"
+#include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/TgOps.h"
 #include "tg/Runtime/Plan.h"
 
 #include <string>
+#include <vector>
 
 namespace tg::codegen {
 
@@ -23,6 +25,7 @@ const char* elementwiseTemplate();
 const char* reductionTemplate();
 const char* matmulSimtTemplate();
 const char* matmulWgmmaTemplate();
+const char* matmulMmaTemplate();
 const char* checkTemplate();
 
 mlir::FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
@@ -35,6 +38,11 @@ mlir::FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::strin
                                            const CodeGenOptions& options);
 
 /// Helpers shared by the emitters.
+/// `    const <type> <name> = <expr>;` computing elementwise `op` (described by `d`) from the
+/// named operands, in f32 for floats (ScalarMath.h).
+std::string elementwiseLine(mlir::Operation* op, const ir::OpDescription& d,
+                            const std::vector<std::string>& operands, const std::string& name,
+                            Precision precision);
 DType dtypeOfValue(mlir::Value v);
 int64_t numelOf(mlir::Value v);
 /// "unsigned" when every index below `bound` fits in 32 bits, else "unsigned long long";

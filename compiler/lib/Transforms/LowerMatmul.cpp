@@ -1,18 +1,30 @@
 //===- LowerMatmul.cpp - Choose each matmul's code path and tile ----------===//
 //
 // Paths:
-//  `wgmma`  sm_90a, bf16/f16 operands whose rows TMA can address (every row stride a multiple
-//           of 16 bytes: the contiguous dim of each operand a multiple of 8): tensor cores fed
-//           by TMA through a multi-stage mbarrier pipeline, f32 accumulation, fused epilogue
-//           (templates/matmul_wgmma.cuh). Tile 128 x 256 x 64 with 4 stages when that still
-//           gives about a wave of tiles, else 128 x 128 x 64 with 6 stages.
-//  `simt`   everything else: a shared-memory tiled kernel with f32 accumulation on the CUDA
-//           cores, correct for every dtype, shape and target. 64x64 tiles when that gives at
-//           least one block per SM-sized share of the work, 32x32 otherwise.
-// `tg.path_reason` says why a matmul did not get the tensor-core path.
+//  `wgmma`     sm_90a, bf16/f16 operands whose rows TMA can address (every row stride a
+//              multiple of 16 bytes: the contiguous dim of each operand a multiple of 8):
+//              tensor cores fed by TMA through a multi-stage mbarrier pipeline, f32
+//              accumulation, fused epilogue (templates/matmul_wgmma.cuh). Tile 128 x 256 x 64
+//              with 4 stages when that still gives about a wave of tiles, else 128 x 128 x 64
+//              with 6 stages.
+//  `mma_sync`  sm_80 and newer: bf16/f16 operands on targets other than sm_90a, and f32
+//              operands as TF32 on every such target (wgmma takes no f32 here) unless the
+//              `tf32` option is off (Precision::Accurate); every operand row must be a
+//              multiple of 16 bytes, so that cp.async copies it in 16-byte pieces
+//              (templates/matmul_mma.cuh). K slabs of 64 bytes (32 two-byte or 16 f32
+//              elements), 4 stages; 128 x 128 tiles (8 warps) when that gives about a wave
+//              of tiles, else 64 x 64 (4 warps).
+//  `simt`      everything else: a shared-memory tiled kernel with f32 accumulation on the CUDA
+//              cores, correct for every dtype, shape and target. 64x64 tiles when that gives
+//              at least one block per SM-sized share of the work, 32x32 otherwise.
+// `tg.path_reason` says why a matmul did not get a tensor-core path. TG_MATMUL_PATH=mma_sync
+// or =simt in the environment forces that path where its conditions hold, so each kernel can
+// be tested on any GPU (mma_sync for bf16 on an H200, say).
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Transforms/Passes.h"
+
+#include <cstdlib>
 
 namespace tg {
 #define GEN_PASS_DEF_TGLOWERMATMUL
@@ -24,28 +36,53 @@ using namespace mlir;
 namespace tg {
 namespace {
 
+/// The compute capability of "sm_80", "sm_86", "sm_90a", ... as 80, 86, 90 (0 if unknown).
+int smVersion(const std::string& arch) {
+  if (arch.rfind("sm_", 0) != 0) return 0;
+  return std::atoi(arch.c_str() + 3);
+}
+
+/// Why the rows of A and B cannot be copied in 16-byte pieces (empty: they can). `copier`
+/// names the unit that needs it ("TMA", "cp.async").
+std::string whyUnaligned(ir::MatmulOp mm, const std::string& copier) {
+  auto ta = cast<RankedTensorType>(mm.getA().getType());
+  auto tb = cast<RankedTensorType>(mm.getB().getType());
+  const int64_t perChunk = 16 / (ta.getElementType().getIntOrFloatBitWidth() / 8);
+  auto check = [&](const char* name, RankedTensorType t) -> std::string {
+    if (t.getShape().back() % perChunk == 0) return {};
+    return std::string(name) + "'s rows (" + std::to_string(t.getShape().back()) +
+           " elements) are not a multiple of " + std::to_string(perChunk) + ", so " + copier +
+           " cannot load them";
+  };
+  std::string why = check("A", ta);
+  return why.empty() ? check("B", tb) : why;
+}
+
 /// Why `mm` cannot take the wgmma path on `arch` (empty: it can).
 std::string whyNotWgmma(ir::MatmulOp mm, const std::string& arch) {
   if (arch != "sm_90a") return "wgmma needs sm_90a (target " + arch + ")";
-  auto ta = cast<RankedTensorType>(mm.getA().getType());
-  auto tb = cast<RankedTensorType>(mm.getB().getType());
-  Type e = ta.getElementType();
-  if (!e.isBF16() && !e.isF16())
-    return "the tensor-core path takes bf16/f16 operands (f32 runs on the CUDA cores)";
-  // TMA addresses rows whose stride is a multiple of 16 bytes: 8 two-byte elements.
-  if (ta.getShape().back() % 8 != 0)
-    return "A's rows (" + std::to_string(ta.getShape().back()) +
-           " elements) are not a multiple of 8, so TMA cannot load them";
-  if (tb.getShape().back() % 8 != 0)
-    return "B's rows (" + std::to_string(tb.getShape().back()) +
-           " elements) are not a multiple of 8, so TMA cannot load them";
-  return {};
+  Type e = cast<RankedTensorType>(mm.getA().getType()).getElementType();
+  if (!e.isBF16() && !e.isF16()) return "wgmma takes bf16/f16 operands";
+  return whyUnaligned(mm, "TMA");
+}
+
+/// Why `mm` cannot take the mma_sync path on `arch` (empty: it can).
+std::string whyNotMmaSync(ir::MatmulOp mm, const std::string& arch, bool tf32) {
+  if (smVersion(arch) < 80)
+    return "the tensor-core paths need sm_80 or newer (target " + arch + ")";
+  Type e = cast<RankedTensorType>(mm.getA().getType()).getElementType();
+  if (e.isF32() && !tf32) return "Precision::Accurate keeps f32 matmuls in full f32";
+  if (!e.isBF16() && !e.isF16() && !e.isF32())
+    return "the tensor-core paths take bf16, f16 or f32 operands";
+  return whyUnaligned(mm, "cp.async");
 }
 
 struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    std::string forced;
+    if (const char* env = std::getenv("TG_MATMUL_PATH")) forced = env;
     getOperation().walk([&](ir::FusionOp fusion) {
       if (fusion.getKind() != ir::FusionKind::gemm) return;
       ir::MatmulOp matmul;
@@ -58,23 +95,48 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
       ArrayRef<int64_t> shape = type.getShape();
       int64_t m = shape[shape.size() - 2], n = shape.back();
       int64_t batch = type.getNumElements() / std::max<int64_t>(1, m * n);
+      // Blocks of a bm x bn tile; about 100 of them is a wave on the GPUs tg targets.
+      auto tiles = [&](int64_t bm, int64_t bn) { return batch * ((m + bm - 1) / bm) * ((n + bn - 1) / bn); };
       Builder b(&getContext());
       fusion->setAttr("tg.arch", b.getStringAttr(arch));
-      std::string why = whyNotWgmma(matmul, arch);
-      if (why.empty()) {
-        auto tiles = [&](int64_t bn) { return batch * ((m + 127) / 128) * ((n + bn - 1) / bn); };
-        const int64_t bn = tiles(256) >= 100 ? 256 : 128;
-        fusion->setAttr("tg.path", b.getStringAttr("wgmma"));
+
+      // Decide: the forced path where it applies, else wgmma, mma_sync, simt in that order.
+      const std::string notWgmma = whyNotWgmma(matmul, arch);
+      const std::string notMma = whyNotMmaSync(matmul, arch, tf32);
+      std::string path, why;
+      if (forced == "simt") {
+        path = "simt", why = "TG_MATMUL_PATH=simt";
+      } else if (forced == "mma_sync" && notMma.empty()) {
+        path = "mma_sync";
+      } else if (notWgmma.empty()) {
+        path = "wgmma";
+      } else if (notMma.empty()) {
+        path = "mma_sync";
+      } else {
+        // The reason of the path this matmul would have taken: wgmma for 16-bit on sm_90a.
+        Type e = type.getElementType();
+        path = "simt", why = (arch == "sm_90a" && !e.isF32()) ? notWgmma : notMma;
+      }
+
+      // Build: record the path, tile and stages.
+      fusion->setAttr("tg.path", b.getStringAttr(path));
+      if (path == "wgmma") {
+        const int64_t bn = tiles(128, 256) >= 100 ? 256 : 128;
         fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({128, bn, 64}));
         fusion->setAttr("tg.stages", b.getI64IntegerAttr(bn == 256 ? 4 : 6));
-        return;
+      } else if (path == "mma_sync") {
+        // 64-byte K slabs: 4 stages of a 128 x 128 tile take 64 KiB of shared memory, which
+        // fits every sm_80-class GPU (sm_86 / sm_89 allow 99 KiB per block).
+        const int64_t bk = type.getElementType().isF32() ? 16 : 32;
+        const int64_t t = tiles(128, 128) >= 100 ? 128 : 64;
+        fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({t, t, bk}));
+        fusion->setAttr("tg.stages", b.getI64IntegerAttr(4));
+      } else {
+        // 64x64 tiles unless that leaves the device mostly idle (fewer than ~100 tiles).
+        const int64_t t = tiles(64, 64) >= 100 ? 64 : 32;
+        fusion->setAttr("tg.path_reason", b.getStringAttr(why));
+        fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({t, t, 16}));
       }
-      // 64x64 tiles unless that leaves the device mostly idle (fewer than ~100 tiles).
-      auto tiles = [&](int64_t t) { return batch * ((m + t - 1) / t) * ((n + t - 1) / t); };
-      int64_t tile = tiles(64) >= 100 ? 64 : 32;
-      fusion->setAttr("tg.path", b.getStringAttr("simt"));
-      fusion->setAttr("tg.path_reason", b.getStringAttr(why));
-      fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({tile, tile, 16}));
     });
   }
 };

@@ -3,7 +3,7 @@
 //  1. canonicalize + cse         fold identities and splats, share equal subexpressions
 //  2. decompose composites       softmax, layer_norm -> reductions + elementwise ops
 //  3. fuse                       elementwise groups -> tg.fusion kernels (remarks for refusals)
-//  4. lower matmul               choose each matmul's path and tile
+//  4. lower matmul               choose each matmul's path (wgmma, mma_sync, simt) and tile
 //  5. plan                       kernel names, buffers by liveness
 //  6. emit                       CUDA C++ per kernel + launches + buffers = rt::Plan
 //
@@ -44,6 +44,8 @@ std::vector<PipelineStage> pipelineStages(const PipelineOptions& o) {
        [o](OpPassManager& pm) {
          TgLowerMatmulOptions lower;
          lower.arch = o.arch;
+         // TF32 multiplies f32 matmuls with 10-bit mantissas; Accurate keeps them in f32.
+         lower.tf32 = o.precision != Precision::Accurate;
          pm.addNestedPass<func::FuncOp>(createTgLowerMatmul(lower));
        }},
       {"plan", [](OpPassManager& pm) { pm.addNestedPass<func::FuncOp>(createTgPlanKernels()); }},

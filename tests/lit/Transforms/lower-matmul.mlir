@@ -1,16 +1,28 @@
 // RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a}))' | FileCheck %s
 // RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_80}))' | FileCheck %s --check-prefix=SM80
+// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_80 tf32=false}))' | FileCheck %s --check-prefix=ACCURATE
+// RUN: env TG_MATMUL_PATH=mma_sync tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a}))' | FileCheck %s --check-prefix=FORCED
 //
-// Each gemm kernel records its path and tile. On sm_90a, bf16/f16 operands whose rows TMA can
-// address take the wgmma path: 128x256x64 tiles with 4 stages when that still gives about a
-// wave of tiles, else 128x128x64 with 6. Everything else takes the simt path, with the reason:
-// 64x64 tiles for large problems, 32x32 for small ones so that the grid still fills the device.
+// Each gemm kernel records its path and tile.
+//  - sm_90a, bf16/f16 operands whose rows TMA can address: the wgmma path, 128x256x64 tiles
+//    with 4 stages when that still gives about a wave of tiles, else 128x128x64 with 6.
+//  - sm_80 and newer, bf16/f16 (sm_90a: only f32, as TF32) whose rows cp.async can copy in
+//    16-byte pieces: the mma_sync path, 128x128 tiles when that gives about a wave, else
+//    64x64; K slabs of 64 bytes (32 two-byte or 16 f32 elements), 4 stages.
+//  - Everything else (unaligned rows; f32 when tf32=false, as Precision::Accurate sets it):
+//    the simt path, with the reason: 64x64 tiles for large problems, 32x32 for small ones so
+//    that the grid still fills the device.
+//  - TG_MATMUL_PATH=mma_sync forces the mma_sync path where its conditions hold.
 
 // CHECK-LABEL: func.func @large_bf16
 // CHECK: tg.fusion gemm
 // CHECK-SAME: tg.arch = "sm_90a", tg.path = "wgmma", tg.stages = 4 : i64, tg.tile = array<i64: 128, 256, 64>
 // SM80-LABEL: func.func @large_bf16
-// SM80: tg.path = "simt", tg.path_reason = "wgmma needs sm_90a (target sm_80)", tg.tile = array<i64: 64, 64, 16>
+// SM80: tg.arch = "sm_80", tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 32>
+// ACCURATE-LABEL: func.func @large_bf16
+// ACCURATE: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 32>
+// FORCED-LABEL: func.func @large_bf16
+// FORCED: tg.arch = "sm_90a", tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 32>
 func.func @large_bf16(%a: tensor<4096x512xbf16>, %b: tensor<4096x512xbf16>) -> tensor<4096x4096xbf16> {
   %0 = tg.matmul %a, %b transpose_b : tensor<4096x512xbf16>, tensor<4096x512xbf16> -> tensor<4096x4096xbf16>
   return %0 : tensor<4096x4096xbf16>
@@ -20,6 +32,8 @@ func.func @large_bf16(%a: tensor<4096x512xbf16>, %b: tensor<4096x512xbf16>) -> t
 
 // CHECK-LABEL: func.func @small_f16
 // CHECK: tg.path = "wgmma", tg.stages = 6 : i64, tg.tile = array<i64: 128, 128, 64>
+// SM80-LABEL: func.func @small_f16
+// SM80: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 64, 64, 32>
 func.func @small_f16(%a: tensor<256x64xf16>, %b: tensor<64x128xf16>) -> tensor<256x128xf16> {
   %0 = tg.matmul %a, %b : tensor<256x64xf16>, tensor<64x128xf16> -> tensor<256x128xf16>
   return %0 : tensor<256x128xf16>
@@ -27,19 +41,49 @@ func.func @small_f16(%a: tensor<256x64xf16>, %b: tensor<64x128xf16>) -> tensor<2
 
 // -----
 
+// f32 multiplies as TF32 on the tensor cores, on sm_90a too (wgmma is bf16/f16 only here);
+// Precision::Accurate (tf32=false) keeps it in f32 on the CUDA cores.
 // CHECK-LABEL: func.func @large_f32
-// CHECK: tg.path = "simt", tg.path_reason = "the tensor-core path takes bf16/f16 operands (f32 runs on the CUDA cores)", tg.tile = array<i64: 64, 64, 16>
-func.func @large_f32(%a: tensor<1024x512xf32>, %b: tensor<512x1024xf32>) -> tensor<1024x1024xf32> {
-  %0 = tg.matmul %a, %b : tensor<1024x512xf32>, tensor<512x1024xf32> -> tensor<1024x1024xf32>
-  return %0 : tensor<1024x1024xf32>
+// CHECK: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
+// SM80-LABEL: func.func @large_f32
+// SM80: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
+// ACCURATE-LABEL: func.func @large_f32
+// ACCURATE: tg.path = "simt", tg.path_reason = "Precision::Accurate keeps f32 matmuls in full f32", tg.tile = array<i64: 64, 64, 16>
+func.func @large_f32(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>) -> tensor<2048x2048xf32> {
+  %0 = tg.matmul %a, %b : tensor<2048x512xf32>, tensor<512x2048xf32> -> tensor<2048x2048xf32>
+  return %0 : tensor<2048x2048xf32>
 }
 
 // -----
 
-// Rows of 33 two-byte elements are not 16-byte aligned: TMA cannot load them.
+// A batch of 3 sharing a rank-2 B: 3 x 2 x 3 tiles of 128 are too few, so 64x64.
+// CHECK-LABEL: func.func @batched_f32
+// CHECK: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 64, 64, 16>
+func.func @batched_f32(%a: tensor<3x200x64xf32>, %b: tensor<64x300xf32>) -> tensor<3x200x300xf32> {
+  %0 = tg.matmul %a, %b : tensor<3x200x64xf32>, tensor<64x300xf32> -> tensor<3x200x300xf32>
+  return %0 : tensor<3x200x300xf32>
+}
+
+// -----
+
+// Rows of 33 two-byte elements are not 16-byte aligned: neither TMA nor cp.async can load them.
 // CHECK-LABEL: func.func @unaligned
 // CHECK: tg.path = "simt", tg.path_reason = "A's rows (33 elements) are not a multiple of 8, so TMA cannot load them", tg.tile = array<i64: 32, 32, 16>
+// SM80-LABEL: func.func @unaligned
+// SM80: tg.path = "simt", tg.path_reason = "A's rows (33 elements) are not a multiple of 8, so cp.async cannot load them", tg.tile = array<i64: 32, 32, 16>
+// FORCED-LABEL: func.func @unaligned
+// FORCED: tg.path = "simt", tg.path_reason = "A's rows (33 elements) are not a multiple of 8, so TMA cannot load them"
 func.func @unaligned(%a: tensor<17x33xbf16>, %b: tensor<65x33xbf16>) -> tensor<17x65xbf16> {
   %0 = tg.matmul %a, %b transpose_b : tensor<17x33xbf16>, tensor<65x33xbf16> -> tensor<17x65xbf16>
   return %0 : tensor<17x65xbf16>
+}
+
+// -----
+
+// f32 rows of 18 elements (72 bytes): B's rows are checked too.
+// CHECK-LABEL: func.func @unaligned_f32
+// CHECK: tg.path = "simt", tg.path_reason = "B's rows (18 elements) are not a multiple of 4, so cp.async cannot load them"
+func.func @unaligned_f32(%a: tensor<64x32xf32>, %b: tensor<32x18xf32>) -> tensor<64x18xf32> {
+  %0 = tg.matmul %a, %b : tensor<64x32xf32>, tensor<32x18xf32> -> tensor<64x18xf32>
+  return %0 : tensor<64x18xf32>
 }

@@ -52,12 +52,17 @@ def TgFuseElementwise : Pass<"tg-fuse", "mlir::func::FuncOp"> {
 def TgLowerMatmul : Pass<"tg-lower-matmul", "mlir::func::FuncOp"> {
   let summary = "Choose the code path and tile configuration of every matmul";
   let description = [{
-    Records on each gemm `tg.fusion` the path (`simt` today: a shared-memory tiled kernel with
-    f32 accumulation) and the tile (block M, N, K), chosen from the target and the problem
-    shape, as attributes the dump shows and the code generator reads.
+    Records on each gemm `tg.fusion` the path (`wgmma` on sm_90a for bf16/f16, `mma_sync` on
+    sm_80 and newer for bf16/f16 and for f32 as TF32, `simt` for the rest, with
+    `tg.path_reason`), the tile (block M, N, K) and the pipeline stages, chosen from the target,
+    the dtype, the operands' alignment and the problem shape, as attributes the dump shows and
+    the code generator reads. `TG_MATMUL_PATH=mma_sync|simt` in the environment forces that
+    path where its conditions hold (for testing one path on any GPU).
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"", "NVRTC target">,
+    Option<"tf32", "tf32", "bool", /*default=*/"true",
+           "f32 matmuls may multiply on the tensor cores as TF32 (false: Precision::Accurate)">,
   ];
 }
 

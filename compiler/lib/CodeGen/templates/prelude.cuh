@@ -163,9 +163,6 @@ __device__ __forceinline__ void tg_store_vec(T* p, const T (&v)[N]) {
     tg_st16(reinterpret_cast<uint4*>(p) + c, u.raw);
   }
 }
-template <int Bytes> struct tg_uint_of_size;
-template <> struct tg_uint_of_size<4> { typedef unsigned type; };
-template <> struct tg_uint_of_size<8> { typedef unsigned long long type; };
 // Two 2-byte values in one 32-bit word, the first in the low half (memory order).
 template <typename T>
 __device__ __forceinline__ unsigned tg_pack_pair(T a, T b) {
@@ -178,18 +175,15 @@ __device__ __forceinline__ unsigned tg_pack_pair(T a, T b) {
   u.e[1] = b;
   return u.raw;
 }
-// Elements p[0] and p[1] (p aligned to two elements): one 4- or 8-byte store.
+// Elements p[0] and p[1] (p aligned to two elements): one 4- or 8-byte store when it can.
 template <typename T>
 __device__ __forceinline__ void tg_store_pair(T* p, T a, T b) {
-  if constexpr (sizeof(T) == 2 || sizeof(T) == 4) {
-    typedef typename tg_uint_of_size<2 * sizeof(T)>::type Raw;
-    union {
-      T e[2];
-      Raw raw;
-    } u;
-    u.e[0] = a;
-    u.e[1] = b;
-    *reinterpret_cast<Raw*>(p) = u.raw;
+  if constexpr (sizeof(T) == 2) {
+    *reinterpret_cast<unsigned*>(p) = tg_pack_pair(a, b);
+  } else if constexpr (sizeof(T) == 4) {
+    *reinterpret_cast<unsigned long long*>(p) =
+        (unsigned long long)__float_as_uint(*reinterpret_cast<const float*>(&a)) |
+        ((unsigned long long)__float_as_uint(*reinterpret_cast<const float*>(&b)) << 32);
   } else {
     p[0] = a;
     p[1] = b;
