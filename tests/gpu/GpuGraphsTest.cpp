@@ -141,7 +141,8 @@ TEST(GpuGraphs, SameBitsWithAndWithoutCudaGraphs) {
       EXPECT_TRUE(sameBits(a[c], b[c], why)) << "call " << c << ": " << why;
     }
     EXPECT_TRUE(onlyGraph(on.report()).cudaGraph) << on.report();
-    const tg::JitReport::Graph& offGraph = onlyGraph(off.report());
+    const tg::JitReport offReport = off.report();  // onlyGraph returns a reference into it
+    const tg::JitReport::Graph& offGraph = onlyGraph(offReport);
     EXPECT_FALSE(offGraph.cudaGraph);
     EXPECT_EQ(offGraph.cudaGraphLaunches, 0u);
     EXPECT_NE(offGraph.noCudaGraphReason.find("cuda_graphs"), std::string::npos) << off.report();

@@ -35,8 +35,13 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
       return fusion.emitOpError("epilogue results must have the matmul's shape");
 
   std::ostringstream os;
+  // Element indices in 32 bits when they fit: the epilogue's index math runs per element while
+  // the tensor cores wait.
+  std::string sfx;
+  const std::string index = indexType(numel + 64, sfx);
+  os << "  typedef " << index << " EIndex;\n";
   // compute(i, acc, r...): the fused ops for one element (linear index i), into the results.
-  os << "  __device__ __forceinline__ void compute(long long i, float acc";
+  os << "  __device__ __forceinline__ void compute(EIndex i, float acc";
   for (unsigned j = 0; j < yield.getNumOperands(); ++j)
     os << ", " << computeType(dtypeOfValue(yield.getOperand(j))) << "& r" << j;
   os << ") const {\n    (void)i;\n";
@@ -65,7 +70,7 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
     std::string n = "e" + std::to_string(counter++);
     os << "    const " << computeType(dt) << " " << n << " = "
        << loadConvert(dt, "in" + std::to_string(cast<BlockArgument>(root).getArgNumber()) + "[" +
-                              linearize(idx).str("ll") + "]")
+                              linearize(idx).str(sfx) + "]")
        << ";\n";
     names[v] = n;
     return n;
@@ -102,7 +107,7 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
   os << "  __device__ __forceinline__ void store(long long b, long long m, long long n, float v0,"
         " float v1) const {\n"
      << "    if (m >= kM || n >= kN) return;\n"
-     << "    const long long i = (b * kM + m) * kN + n;\n";
+     << "    const EIndex i = ((EIndex)b * (EIndex)kM + (EIndex)m) * (EIndex)kN + (EIndex)n;\n";
   for (unsigned j = 0; j < results; ++j)
     os << "    " << computeType(resultType(j)) << " x" << j << ", y" << j << ";\n";
   os << "    compute(i, v0";
@@ -128,7 +133,7 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
     os << "  __device__ __forceinline__ unsigned pair(long long b, long long m, long long n, float v0,"
           " float v1) const {\n"
        << "    if (m >= kM || n >= kN) return 0u;\n"
-       << "    const long long i = (b * kM + m) * kN + n;\n"
+       << "    const EIndex i = ((EIndex)b * (EIndex)kM + (EIndex)m) * (EIndex)kN + (EIndex)n;\n"
        << "    " << computeType(resultType(0)) << " x0, y0 = 0;\n"
        << "    compute(i, v0, x0);\n    if (n + 1 < kN) compute(i + 1, v1, y0);\n"
        << "    return tg_pack_pair(" << storeConvert(resultType(0), "x0") << ", "
@@ -136,7 +141,7 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
   }
   // store(b, m, n, v): one element (the CUDA-core path).
   os << "  __device__ __forceinline__ void store(long long b, long long m, long long n, float v) const {\n"
-     << "    const long long i = (b * kM + m) * kN + n;\n";
+     << "    const EIndex i = ((EIndex)b * (EIndex)kM + (EIndex)m) * (EIndex)kN + (EIndex)n;\n";
   for (unsigned j = 0; j < results; ++j)
     os << "    " << computeType(resultType(j)) << " x" << j << ";\n";
   os << "    compute(i, v";

@@ -220,15 +220,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const unsigned buf = cBase + c * 2 * kTgCBufBytes + (q & 1) * kTgCBufBytes;
       if (t == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
       asm volatile("bar.sync %0, 128;" ::"r"(1 + c) : "memory");
+      // All of the chunk's values first (their epilogue loads, a bias say, can then be in
+      // flight together), then the shared-memory stores.
+      unsigned packed[16];
 #pragma unroll
       for (int jj = 0; jj < 8; ++jj) {
         const int j = 8 * q + jj;
-        const unsigned p0 = body.pair(batch, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
-        const unsigned p1 = body.pair(batch, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+        packed[2 * jj] = body.pair(batch, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
+        packed[2 * jj + 1] = body.pair(batch, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+      }
+#pragma unroll
+      for (int jj = 0; jj < 8; ++jj) {
         const unsigned lo = buf + r0 * 128 + ((jj ^ (r0 & 7)) << 4) + 4 * (t % 4);
         const unsigned hi = buf + (r0 + 8) * 128 + ((jj ^ ((r0 + 8) & 7)) << 4) + 4 * (t % 4);
-        asm volatile("st.shared.u32 [%0], %1;" ::"r"(lo), "r"(p0) : "memory");
-        asm volatile("st.shared.u32 [%0], %1;" ::"r"(hi), "r"(p1) : "memory");
+        asm volatile("st.shared.u32 [%0], %1;" ::"r"(lo), "r"(packed[2 * jj]));
+        asm volatile("st.shared.u32 [%0], %1;" ::"r"(hi), "r"(packed[2 * jj + 1]));
       }
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       asm volatile("bar.sync %0, 128;" ::"r"(1 + c) : "memory");

@@ -1,0 +1,17 @@
+# Times the fused MLP layer (bias + gelu epilogue), its parts (bias + relu, gelu alone) and the
+# bare GEMM at 8192x4096x4096 bf16 through `tgc run --bench` on the GPU machine: the
+# measurement behind the MLP row of benchmarks/RESULTS.md. Run from the repo root there:
+#   bash scripts/dev/mlp_probe.sh   (after scripts/gpu-run.sh prepare here, carrying .gpu)
+set -e
+cd "$(dirname "$0")/../../.gpu"
+python3 - <<'PY'
+import numpy as np
+rng = np.random.default_rng(0)
+def bf16(shape):
+    u = rng.standard_normal(shape, dtype=np.float32).view(np.uint32)
+    np.save(f"/tmp/{'x' if shape[0]==8192 else ('w' if len(shape)==2 else 'b')}.npy", ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16).view(np.dtype("V2")))
+bf16((8192, 4096)); bf16((4096, 4096)); bf16((4096,))
+PY
+for f in mlpbig mm8k mlp_relu mlp_gelu_nobias; do
+  ./tgc run ../scripts/dev/$f.mlir --input /tmp/x.npy --input /tmp/w.npy $(grep -q "%b:" ../scripts/dev/$f.mlir && echo --input /tmp/b.npy) --output /tmp/o.npy --device cuda --bench=20 2>&1 | grep median | sed "s/^/$f: /"
+done
