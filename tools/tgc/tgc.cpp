@@ -255,6 +255,8 @@ int run(const Args& a) {
   if (onGpu && !gpu)
     throw tg::Error("--device cuda: no CUDA device is available (" +
                     tg::rt::Gpu::unavailableReason() + ")");
+  if (a.bench > 0 && !onGpu)
+    usageError("--bench times the kernels on the GPU; it needs --device cuda (or a GPU)");
   std::vector<tg::ref::HostTensor> results;
   if (!onGpu) {
     // The reference interpreter runs the fused IR (tg.fusion regions and all).

@@ -19,6 +19,10 @@
 // OUTS: tgc: error: @f returns 2 result(s), got 1 --output file(s)
 // RUN: not tgc run %s --input %t.x.npy --input %t.b.npy --output %t.y.npy --output %t.m.npy --device tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 // DEVICE: tgc: error: --device must be cpu or cuda, got 'tpu'
+// RUN: not tgc run %s --input %t.x.npy --input %t.b.npy --output %t.y.npy --output %t.m.npy --device cpu --bench=5 2>&1 | FileCheck %s --check-prefix=BENCHCPU
+// BENCHCPU: --bench times the kernels on the GPU; it needs --device cuda
+// RUN: not tgc run %s --input %t.x.npy --input %t.b.npy --output %t.y.npy --output %t.m.npy --bench=0 2>&1 | FileCheck %s --check-prefix=BENCH0
+// BENCH0: --bench takes a count from 1 to 100000
 
 func.func @f(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2xf32>) {
   %bb = tg.broadcast %b dims = [1] : tensor<3xf32> to tensor<2x3xf32>
