@@ -37,7 +37,12 @@ const std::vector<std::string>& defaultNvrtcOptions() {
 }
 
 KernelKey kernelKey(const KernelSource& kernel, const std::string& arch, int driverVersion) {
-  return KernelKey{kernel.source, arch, defaultNvrtcOptions(), nvrtcVersion(), driverVersion,
+  // Once per process; from the cache directory when it remembers this NVRTC (no dlopen).
+  static const int nvrtc = [] {
+    const std::string dir = DiskCache::defaultDir();
+    return dir.empty() ? nvrtcVersion() : nvrtcVersionRemembered(dir);
+  }();
+  return KernelKey{kernel.source, arch, defaultNvrtcOptions(), nvrtc, driverVersion,
                    TG_VERSION_STRING};
 }
 

@@ -34,10 +34,11 @@ struct NvrtcApi {
 const NvrtcApi* loadNvrtc(std::string& reason) {
   static std::string failure;
   static const NvrtcApi* api = []() -> const NvrtcApi* {
-    std::vector<std::string> candidates = {"libnvrtc.so.13"};
-    if (const char* home = std::getenv("CUDA_HOME"))
-      candidates.push_back(std::string(home) + "/lib64/libnvrtc.so.13");
-    candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
+    // The file nvrtcLibraryPath() finds first (its identity keys the remembered version),
+    // then the dynamic loader's own search.
+    std::vector<std::string> candidates;
+    if (std::string path = nvrtcLibraryPath(); !path.empty()) candidates.push_back(path);
+    candidates.push_back("libnvrtc.so.13");
     void* handle = nullptr;
     std::string errors;
     for (const std::string& path : candidates) {
