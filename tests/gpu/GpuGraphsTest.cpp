@@ -4,7 +4,8 @@
 //  GpuGraphs.*  a break-free jit function replays as one CUDA graph from its second call: right
 //               under calls with new buffers every time (all results read at the end, each
 //               against the CPU), bit-identical to {.cuda_graphs = false}, also unfused (many
-//               kernels sharing the arena), with captured tensors and with tg::check; the
+//               kernels sharing the arena), a tensor-core matmul whose TMA maps are
+//               re-encoded for new buffers, with captured tensors and with tg::check; the
 //               report says which launches a graph uses.
 //  GpuMemory.*  device out-of-memory is a tg::OutOfMemoryError naming the function, the bytes
 //               and the call's line, and the process goes on; 100,000 calls leave host and
@@ -147,6 +148,35 @@ TEST(GpuGraphs, SameBitsWithAndWithoutCudaGraphs) {
     EXPECT_EQ(offGraph.cudaGraphLaunches, 0u);
     EXPECT_NE(offGraph.noCudaGraphReason.find("cuda_graphs"), std::string::npos) << off.report();
   }
+}
+
+// A tensor-core matmul with a fused epilogue inside the graph: its TMA tensor maps travel in
+// the kernel parameters, so new input buffers must re-encode them and update the node. Every
+// call's result must equal the same function launched kernel by kernel.
+TEST(GpuGraphs, TensorCoreMatmulReplaysWithNewBuffers) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  auto fn = [](const Tensor& x, const Tensor& w, const Tensor& b) {
+    return tg::gelu(tg::matmul(x, tg::transpose(w, 0, 1)) + b, tg::Gelu::Tanh);
+  };
+  auto on = tg::jit(fn);
+  auto off = tg::jit(fn, {.cuda_graphs = false});
+  const Tensor w = tg::randn({192, 256}, DType::BF16, 7), b = tg::randn({192}, DType::BF16, 8);
+  std::vector<Tensor> got, want;
+  for (int c = 0; c < 5; ++c) {
+    Tensor x = tg::randn({320, 256}, DType::BF16, 60 + c);  // a new buffer every call
+    got.push_back(on(x, w, b));
+    want.push_back(off(x, w, b));
+  }
+  for (size_t c = 0; c < got.size(); ++c) {
+    std::string why;
+    EXPECT_TRUE(sameBits(got[c], want[c], why)) << "call " << c << ": " << why;
+  }
+  std::string differ;
+  EXPECT_FALSE(sameBits(got[0], got[1], differ)) << "new inputs, same result?";
+  const tg::JitReport report = on.report();
+  const tg::JitReport::Graph& g = onlyGraph(report);
+  EXPECT_TRUE(g.cudaGraph) << report;
+  EXPECT_EQ(g.kernels, 1u) << report;
 }
 
 TEST(GpuGraphs, UnfusedChainIsOneGraphOfManyKernels) {
