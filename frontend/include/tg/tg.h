@@ -437,9 +437,10 @@ struct Results<std::pair<A, B>> : Results<std::tuple<A, B>> {
 /// argument) trace the lambda once and compile; calls with a known signature replay the
 /// compiled program without running the lambda. Tensors the lambda captures are read from their
 /// current storage on every call; host scalars in the lambda are constants of the trace.
-/// Threads: one JitFunction must not be called from two threads at once (its signature cache,
-/// report and per-call buffers are unsynchronised, as the per-call path takes no lock); give
-/// each thread its own tg::jit. All of tg's work goes to one CUDA stream.
+/// Threads: use tg from one host thread at a time. A JitFunction's signature cache, report and
+/// per-call buffers are unsynchronised (the per-call path takes no lock), and so is the
+/// runtime's pinned staging buffer for host <-> device copies; compilation, the kernel caches
+/// and the sync-point log are locked. All of tg's work goes to one CUDA stream.
 template <typename F>
 class JitFunction {
  public:
