@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <sstream>
 
 namespace tg::rt {
 
@@ -251,13 +252,14 @@ void Gpu::encodeTensorMap(TensorMapBytes& out, const TensorMapSpec& spec, Device
       spec.swizzle128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
-    std::string what = "cuTensorMapEncodeTiled(rank " + std::to_string(spec.rank) + ", dims";
-    for (uint32_t d = 0; d < spec.rank; ++d) what += " " + std::to_string(spec.dims[d]);
-    what += ", box";
-    for (uint32_t d = 0; d < spec.rank; ++d) what += " " + std::to_string(spec.box[d]);
-    what += ", base " + std::to_string(base) + ")";
-    throw Error("the GPU cannot describe a matmul operand for TMA: " + what + ": " +
-                cudaErrorText(driverOf(driver_), r));
+    std::ostringstream what;
+    what << "the GPU cannot describe a matmul operand for TMA: cuTensorMapEncodeTiled(rank "
+         << spec.rank << ", dims";
+    for (uint32_t d = 0; d < spec.rank; ++d) what << ' ' << spec.dims[d];
+    what << ", box";
+    for (uint32_t d = 0; d < spec.rank; ++d) what << ' ' << spec.box[d];
+    what << ", base " << base << "): " << cudaErrorText(driverOf(driver_), r);
+    throw Error(what.str());
   }
 }
 
