@@ -7,10 +7,11 @@ cd "$(dirname "$0")/../../.gpu"
 python3 - <<'PY'
 import numpy as np
 rng = np.random.default_rng(0)
-def bf16(shape):
+def save_bf16(name, shape):  # randn rounded to bf16 (nearest even), stored as .npy |V2
     u = rng.standard_normal(shape, dtype=np.float32).view(np.uint32)
-    np.save(f"/tmp/{'x' if shape[0]==8192 else ('w' if len(shape)==2 else 'b')}.npy", ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16).view(np.dtype("V2")))
-bf16((8192, 4096)); bf16((4096, 4096)); bf16((4096,))
+    bits = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    np.save(f"/tmp/{name}.npy", bits.view(np.dtype("V2")))
+save_bf16("x", (8192, 4096)); save_bf16("w", (4096, 4096)); save_bf16("b", (4096,))
 PY
 for f in mlpbig mm8k mlp_relu mlp_gelu_nobias; do
   ./tgc run ../scripts/dev/$f.mlir --input /tmp/x.npy --input /tmp/w.npy $(grep -q "%b:" ../scripts/dev/$f.mlir && echo --input /tmp/b.npy) --output /tmp/o.npy --device cuda --bench=20 2>&1 | grep median | sed "s/^/$f: /"
