@@ -1,6 +1,6 @@
 # Times the fused MLP layer (bias + gelu epilogue), its parts (bias + relu, gelu alone) and the
 # bare GEMM at 8192x4096x4096 bf16 through `tgc run --bench` on the GPU machine: the
-# measurement behind the MLP row of benchmarks/RESULTS.md. Run from the repo root there:
+# measurement behind the MLP row of benchmarks/RESULTS.md, and the same epilogues at K = 64. Run from the repo root there:
 #   bash scripts/dev/mlp_probe.sh   (after scripts/gpu-run.sh prepare here, carrying .gpu)
 set -e
 cd "$(dirname "$0")/../../.gpu"
@@ -12,7 +12,12 @@ def save_bf16(name, shape):  # randn rounded to bf16 (nearest even), stored as .
     bits = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
     np.save(f"/tmp/{name}.npy", bits.view(np.dtype("V2")))
 save_bf16("x", (8192, 4096)); save_bf16("w", (4096, 4096)); save_bf16("b", (4096,))
+save_bf16("x64", (8192, 64)); save_bf16("w64", (4096, 64))
 PY
 for f in mlpbig mm8k mlp_relu mlp_gelu_nobias; do
-  ./tgc run ../scripts/dev/$f.mlir --input /tmp/x.npy --input /tmp/w.npy $(grep -q "%b:" ../scripts/dev/$f.mlir && echo --input /tmp/b.npy) --output /tmp/o.npy --device cuda --bench=20 2>&1 | grep median | sed "s/^/$f: /"
+  ./tgc run ../scripts/dev/$f.mlir --input /tmp/x.npy --input /tmp/w.npy $(grep -q "%b:" ../scripts/dev/$f.mlir && echo --input /tmp/b.npy) --output /tmp/o.npy --device cuda --bench=20 2>&1 | grep -E "median|rror" | sed "s/^/$f: /"
+done
+# K = 64: one k-block, so the time is the epilogue's (and the result's 64 MiB write).
+for f in k64_mm k64_mlp; do
+  ./tgc run ../scripts/dev/$f.mlir --input /tmp/x64.npy --input /tmp/w64.npy $(grep -q "%b:" ../scripts/dev/$f.mlir && echo --input /tmp/b.npy) --output /tmp/o.npy --device cuda --bench=20 2>&1 | grep -E "median|rror" | sed "s/^/$f: /"
 done

@@ -67,7 +67,8 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
         v, delinearize(IndexExpr::var("i", numel), Shape(vt.getShape().begin(), vt.getShape().end())),
         root);
     const DType dt = dtypeOfValue(v);
-    std::string n = "e" + std::to_string(counter++);
+    std::string n = "e";  // (not "e" + ...: GCC 12 warns wrongly of overlapping copies there)
+    n += std::to_string(counter++);
     os << "    const " << computeType(dt) << " " << n << " = "
        << loadConvert(dt, "in" + std::to_string(cast<BlockArgument>(root).getArgNumber()) + "[" +
                               linearize(idx).str(sfx) + "]")
@@ -127,17 +128,25 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
   for (unsigned j = 0; j < results; ++j)
     os << "      out" << j << "[i + 1] = " << storeConvert(resultType(j), "y" + std::to_string(j)) << ";\n";
   os << "    }\n  }\n";
-  // pair(b, m, n, v0, v1): the single 2-byte result of elements (m, n) and (m, n + 1), packed
-  // in 32 bits for a shared-memory staged store (zeros outside the bounds: TMA clips them).
+  // pair<kCheck>(b, m, n, v0, v1): the single 2-byte result of elements (m, n) and (m, n + 1),
+  // packed in 32 bits for a shared-memory staged store (zeros outside the bounds: TMA clips
+  // them). pair<false> is for tiles wholly inside the bounds: no branch per element, so the
+  // epilogue's loads of a chunk can all be in flight at once.
   if (results == 1 && dtype_size(resultType(0)) == 2) {
-    os << "  __device__ __forceinline__ unsigned pair(long long b, long long m, long long n, float v0,"
+    const DType rt = resultType(0);
+    std::ostringstream pack;
+    if (rt == DType::BF16 || rt == DType::F16)
+      pack << (rt == DType::BF16 ? "tg_pack_bf16x2" : "tg_pack_f16x2") << "(x0, y0)";
+    else
+      pack << "tg_pack_pair(" << storeConvert(rt, "x0") << ", " << storeConvert(rt, "y0") << ")";
+    os << "  template <bool kCheck = true>\n"
+       << "  __device__ __forceinline__ unsigned pair(long long b, long long m, long long n, float v0,"
           " float v1) const {\n"
-       << "    if (m >= kM || n >= kN) return 0u;\n"
+       << "    if (kCheck && (m >= kM || n >= kN)) return 0u;\n"
        << "    const EIndex i = ((EIndex)b * (EIndex)kM + (EIndex)m) * (EIndex)kN + (EIndex)n;\n"
-       << "    " << computeType(resultType(0)) << " x0, y0 = 0;\n"
-       << "    compute(i, v0, x0);\n    if (n + 1 < kN) compute(i + 1, v1, y0);\n"
-       << "    return tg_pack_pair(" << storeConvert(resultType(0), "x0") << ", "
-       << storeConvert(resultType(0), "y0") << ");\n  }\n";
+       << "    " << computeType(rt) << " x0, y0 = 0;\n"
+       << "    compute(i, v0, x0);\n    if (!kCheck || n + 1 < kN) compute(i + 1, v1, y0);\n"
+       << "    return " << pack.str() << ";\n  }\n";
   }
   // store(b, m, n, v): one element (the CUDA-core path).
   os << "  __device__ __forceinline__ void store(long long b, long long m, long long n, float v) const {\n"

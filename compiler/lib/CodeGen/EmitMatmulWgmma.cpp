@@ -76,6 +76,10 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
     return fusion.emitOpError("has no tile or stages: run tg-lower-matmul first");
   const int bm = static_cast<int>(tile[0]), bn = static_cast<int>(tile[1]), bk = static_cast<int>(tile[2]);
   const int stages = static_cast<int>(stagesAttr.getInt());
+  auto scheduleAttr = fusion->getAttrOfType<StringAttr>("tg.schedule");
+  const bool pingpong = scheduleAttr && scheduleAttr.getValue() == "pingpong";
+  if (pingpong && bn > 128)
+    return fusion.emitOpError("a ping-pong wgmma tile is at most 128 x 128: each consumer holds a whole tile");
   if (bm != 128 || bk != 64 || bn % 64 != 0 || bn < 64 || bn > 256)
     return fusion.emitOpError("wgmma tile must be 128 x {64..256 step 64} x 64");
   auto operandArg = [&](Value v) -> int {
@@ -131,7 +135,7 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   }
   std::ostringstream summary;
   summary << "gemm (wgmma + TMA, tile " << bm << "x" << bn << "x" << bk << ", " << stages
-          << " stages): " << batch << " x [" << M << " x " << K << "] @ [" << K << " x " << N << "]"
+          << " stages, " << (pingpong ? "ping-pong" : "cooperative") << "): " << batch << " x [" << M << " x " << K << "] @ [" << K << " x " << N << "]"
           << (transA ? " A^T" : "") << (transB ? " B^T" : "");
   int epilogueOps = 0;
   for (Operation& op : fusion.getBody().front())
@@ -149,7 +153,8 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
           << "\n#define TG_STAGES " << stages << "\n#define TG_A_KMAJOR " << (transA ? 0 : 1)
           << "\n#define TG_B_KMAJOR " << (transB ? 1 : 0) << "\n#define TG_RANK_A "
           << (batchA ? 3 : 2) << "\n#define TG_RANK_B " << (batchB ? 3 : 2) << "\n#define TG_RANK_C "
-          << (batchC ? 3 : 2) << "\n#define TG_TMA_STORE " << (tmaStore ? 1 : 0) << "\n";
+          << (batchC ? 3 : 2) << "\n#define TG_TMA_STORE " << (tmaStore ? 1 : 0) << "\n#define TG_PINGPONG "
+          << (pingpong ? 1 : 0) << "\n";
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + matmulWgmmaTemplate();
   // Persistent: at most one CTA per SM (the shared memory allows no more), tiles walked in turn.
   // The fewest CTAs that still finish in the same number of rounds: every CTA gets the same
@@ -162,9 +167,10 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   if (const char* env = std::getenv("TG_GEMM_CTAS"); env && *env) ctas = std::max(1, std::atoi(env));
   e.dims.grid[0] = static_cast<uint32_t>(std::min<int64_t>(tiles, ctas));
   e.dims.block[0] = 384;
-  // The stages, the epilogue's buffers, 1 KiB to align them, and two mbarriers per stage.
+  // The stages, the epilogue's buffers, 1 KiB to align them, two mbarriers per stage and, for
+  // ping-pong, the two that order the consumers' mainloops.
   e.dims.sharedBytes = static_cast<uint32_t>(stages * (bm + bn) * bk * 2 + (tmaStore ? 4 * 64 * 64 * 2 : 0) +
-                                             1024 + 16 * stages);
+                                             1024 + 16 * stages + (pingpong ? 16 : 0));
   if (e.dims.sharedBytes > 232448)
     return fusion.emitOpError("wgmma tile needs ") << e.dims.sharedBytes
            << " bytes of shared memory, more than the 227 KiB a block may use";

@@ -22,6 +22,7 @@
 // be tested on any GPU (mma_sync for bf16 on an H200, say).
 //
 //===----------------------------------------------------------------------===//
+#include "tg/Transforms/LayoutChain.h"
 #include "tg/Transforms/Passes.h"
 
 #include <cstdlib>
@@ -83,6 +84,8 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
   void runOnOperation() override {
     std::string forced;
     if (const char* env = std::getenv("TG_MATMUL_PATH")) forced = env;
+    std::string forcedSchedule;  // TG_GEMM_SCHEDULE=pingpong|cooperative: a tuning knob
+    if (const char* env = std::getenv("TG_GEMM_SCHEDULE")) forcedSchedule = env;
     getOperation().walk([&](ir::FusionOp fusion) {
       if (fusion.getKind() != ir::FusionKind::gemm) return;
       ir::MatmulOp matmul;
@@ -121,9 +124,18 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
       // Build: record the path, tile and stages.
       fusion->setAttr("tg.path", b.getStringAttr(path));
       if (path == "wgmma") {
-        const int64_t bn = tiles(128, 256) >= 100 ? 256 : 128;
+        // Ping-pong when the epilogue computes something (one consumer's epilogue then
+        // overlaps the other's mainloop), else cooperative (its 128 x 256 tile feeds the
+        // tensor cores best when the epilogue is only a store).
+        bool epilogueMath = false;
+        for (Operation& op : fusion.getBody().front())
+          if (!isLayoutOp(&op) && !isa<ir::ConstantOp, ir::YieldOp, ir::MatmulOp>(op)) epilogueMath = true;
+        std::string schedule = epilogueMath ? "pingpong" : "cooperative";
+        if (forcedSchedule == "pingpong" || forcedSchedule == "cooperative") schedule = forcedSchedule;
+        const int64_t bn = schedule == "cooperative" && tiles(128, 256) >= 100 ? 256 : 128;
         fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({128, bn, 64}));
         fusion->setAttr("tg.stages", b.getI64IntegerAttr(bn == 256 ? 4 : 6));
+        fusion->setAttr("tg.schedule", b.getStringAttr(schedule));
       } else if (path == "mma_sync") {
         // 64-byte K slabs: 4 stages of a 128 x 128 tile take 64 KiB of shared memory, which
         // fits every sm_80-class GPU (sm_86 / sm_89 allow 99 KiB per block).

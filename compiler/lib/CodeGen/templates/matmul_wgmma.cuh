@@ -112,9 +112,106 @@ __device__ __forceinline__ void tg_tile_coords(int tile, int& m0, int& n0, int& 
   n0 = tile % perGroup / groupRows * TG_BN;
 }
 
+#ifndef TG_PINGPONG
+#define TG_PINGPONG 0
+#endif
+
+#if TG_TMA_STORE
+// The packed results of chunk q (columns [64 q, 64 q + 64) of the tile) of one thread: rows
+// `row` and `row` + 8, column pairs from `col` in steps of 8.
+template <bool kCheck>
+__device__ __forceinline__ void tg_chunk_values(const TgBody& body, const float (&d)[TG_BN / 2], int q, int batch,
+                                                int row, int col, unsigned (&packed)[16]) {
+#pragma unroll
+  for (int jj = 0; jj < 8; ++jj) {
+    const int j = 8 * q + jj;
+    packed[2 * jj] = body.template pair<kCheck>(batch, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
+    packed[2 * jj + 1] = body.template pair<kCheck>(batch, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+  }
+}
+
+// The epilogue of 64 rows [mRow, mRow + 64) x TG_BN columns from n0, held in the accumulators
+// `d` of one warpgroup (thread t), through the warpgroup's two shared buffers at `bufs` and TMA.
+// Accumulator layout of wgmma m64nNk16 (f32): thread t holds, for each 8-column block j, rows
+// r and r + 8 (r = 16 (t / 32) + (t % 32) / 4) at columns 8 j + 2 (t % 4) and the next one.
+// Each 64 x 64 chunk goes to a buffer in the 128-byte swizzled layout (conflict-free: rows
+// r..r+7 land in different 16-byte columns), then one thread hands it to TMA. The stores drain
+// while the next mainloop runs; a buffer is rewritten only after its previous store has read
+// it (`chunk` counts this warpgroup's chunks, so the buffers alternate across calls too).
+__device__ __forceinline__ void tg_epilogue_tma(const TgBody& body, const TgMaps& maps, const float (&d)[TG_BN / 2],
+                                                int batch, int mRow, int n0, int t, unsigned bufs, int barId,
+                                                unsigned& chunk) {
+  const int r0 = 16 * (t / 32) + (t % 32) / 4;
+  const int row = mRow + r0, col = n0 + 2 * (t % 4);
+  const bool full = mRow + 64 <= TgBody::kM && n0 + TG_BN <= TgBody::kN;  // no bounds to check
+#pragma unroll
+  for (int q = 0; q < TG_BN / 64; ++q) {
+    const unsigned buf = bufs + (chunk++ & 1u) * kTgCBufBytes;
+    if (t == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+    asm volatile("bar.sync %0, 128;" ::"r"(barId) : "memory");
+    // All of the chunk's values first (their epilogue loads, a bias say, can then be in
+    // flight together), then the shared-memory stores.
+    unsigned packed[16];
+    if (full)
+      tg_chunk_values<false>(body, d, q, batch, row, col, packed);
+    else
+      tg_chunk_values<true>(body, d, q, batch, row, col, packed);
+#pragma unroll
+    for (int jj = 0; jj < 8; ++jj) {
+      const unsigned lo = buf + r0 * 128 + ((jj ^ (r0 & 7)) << 4) + 4 * (t % 4);
+      const unsigned hi = buf + (r0 + 8) * 128 + ((jj ^ ((r0 + 8) & 7)) << 4) + 4 * (t % 4);
+      asm volatile("st.shared.u32 [%0], %1;" ::"r"(lo), "r"(packed[2 * jj]));
+      asm volatile("st.shared.u32 [%0], %1;" ::"r"(hi), "r"(packed[2 * jj + 1]));
+    }
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("bar.sync %0, 128;" ::"r"(barId) : "memory");
+    if (t == 0) {
+      tg_tma_store(&maps.c, buf, n0 + 64 * q, mRow, batch, TG_RANK_C);
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    }
+  }
+}
+#else
+// The epilogue of 64 rows from mRow straight from registers (layout as above).
+__device__ __forceinline__ void tg_epilogue_direct(const TgBody& body, const float (&d)[TG_BN / 2], int batch,
+                                                   int mRow, int n0, int t) {
+  const int row = mRow + 16 * (t / 32) + (t % 32) / 4, col = n0 + 2 * (t % 4);
+#pragma unroll
+  for (int j = 0; j < TG_BN / 8; ++j) {
+    body.store(batch, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
+    body.store(batch, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
+  }
+}
+#endif
+
+// One k-block of wgmma: rows [64 r, 64 r + 64) of the A stage at `a` times the B stage at `b`
+// into d (accumulating unless this is the tile's first k-block).
+__device__ __forceinline__ void tg_mma_kblock(float (&d)[TG_BN / 2], unsigned a, unsigned b, int r, bool first) {
+  a += r * 64 * TG_BK * 2;
+#pragma unroll
+  for (int kk = 0; kk < TG_BK / 16; ++kk) {
+#if TG_A_KMAJOR
+    const unsigned long long da = tg_wgmma_desc(a + 32 * kk, 16, 1024);
+#else
+    const unsigned long long da = tg_wgmma_desc(a + 2048 * kk, 64 * TG_BK * 2, 1024);
+#endif
+#if TG_B_KMAJOR
+    const unsigned long long db = tg_wgmma_desc(b + 32 * kk, 16, 1024);
+#else
+    const unsigned long long db = tg_wgmma_desc(b + 2048 * kk, 64 * TG_BK * 2, 1024);
+#endif
+    tg_wgmma(d, da, db, !first || kk > 0);
+  }
+}
+
 // Persistent: the grid is at most one CTA per SM and each CTA walks tiles blockIdx.x,
-// blockIdx.x + gridDim.x, ... The producer runs ahead into the next tile while the consumers
-// finish the current one and run its epilogue.
+// blockIdx.x + gridDim.x, ... The producer loads the k-blocks of those tiles in order into the
+// ring. Two consumer schedules (TG_PINGPONG):
+//   cooperative (0): both consumers work on every tile, 64 rows each; the producer runs ahead
+//       into the next tile while they run its epilogue (the tensor cores idle meanwhile).
+//   ping-pong (1): consumer c takes the CTA's tiles c, c + 2, ... whole (both 64-row halves),
+//       so one consumer's epilogue overlaps the other's mainloop. The ring hands out k-blocks
+//       in tile order, which keeps the two mainloops taking turns.
 extern "C" __global__ void __launch_bounds__(384, 1)
     TG_NAME(const TgBody body, const __grid_constant__ TgMaps maps) {
   extern __shared__ unsigned char tg_dynamic_smem[];
@@ -129,9 +226,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < TG_STAGES; ++s) {
-      tg_mbar_init(barBase + 8 * s, 1);                     // the producer's expect_tx
-      tg_mbar_init(barBase + 8 * (TG_STAGES + s), 2);       // one arrival per consumer
+      tg_mbar_init(barBase + 8 * s, 1);                                  // the producer's expect_tx
+      tg_mbar_init(barBase + 8 * (TG_STAGES + s), TG_PINGPONG ? 1 : 2);  // one arrival per reader
     }
+    if (TG_PINGPONG) tg_mbar_init(barBase + 16 * TG_STAGES, 1), tg_mbar_init(barBase + 16 * TG_STAGES + 8, 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
@@ -168,8 +266,49 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 
   // consumers
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-  const int c = wg - 1;  // rows [64 c, 64 c + 64) of each tile
-  float d[TG_BN / 2];
+  const int c = wg - 1;
+  unsigned chunk = 0;  // the epilogue's shared buffers in turn
+  (void)chunk;
+#if TG_PINGPONG
+  // The mainloops take turns: consumer c starts the CTA's tile j only after the other consumer
+  // has waited for its last k-block of tile j - 1 (order[c], one arrival per tile). Besides
+  // keeping the tensor cores on one tile at a time, this keeps each consumer's parity waits on
+  // the ring within one phase of the barrier (a waiter further ahead could take an old phase
+  // of the same parity for its own).
+  const unsigned order = barBase + 16 * TG_STAGES;  // order[0], order[1]
+  float d0[TG_BN / 2], d1[TG_BN / 2];
+  for (int j = c, tile = blockIdx.x + c * gridDim.x; tile < kTiles; j += 2, tile += 2 * gridDim.x) {
+    int m0, n0, batch;
+    tg_tile_coords(tile, m0, n0, batch);
+    if (j > 0) tg_mbar_wait(order + 8 * c, ((j - 1) / 2) & 1);
+    int prev = -1;
+    for (int kt = 0, g = j * kTilesK; kt < kTilesK; ++kt, ++g) {  // g: the k-block in the CTA's order
+      const int s = g % TG_STAGES;
+      tg_mbar_wait(barBase + 8 * s, (g / TG_STAGES) & 1);
+      const unsigned a = aBase + s * kTgAStageBytes, b = bBase + s * kTgBStageBytes;
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+      tg_mma_kblock(d0, a, b, 0, kt == 0);
+      tg_mma_kblock(d1, a, b, 1, kt == 0);
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      // Keep this batch in flight; the previous one is done, so its stage can be refilled.
+      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+      if (prev >= 0 && t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));
+      prev = s;
+    }
+    if (t == 0) tg_mbar_arrive(order + 8 * (1 - c));  // the other consumer's turn
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    if (t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));  // the producer may refill it
+#if TG_TMA_STORE
+    const unsigned bufs = cBase + c * 2 * kTgCBufBytes;
+    tg_epilogue_tma(body, maps, d0, batch, m0, n0, t, bufs, 1 + c, chunk);
+    tg_epilogue_tma(body, maps, d1, batch, m0 + 64, n0, t, bufs, 1 + c, chunk);
+#else
+    tg_epilogue_direct(body, d0, batch, m0, n0, t);
+    tg_epilogue_direct(body, d1, batch, m0 + 64, n0, t);
+#endif
+  }
+#else
+  float d[TG_BN / 2];  // rows [64 c, 64 c + 64) of each tile
   int s = 0;
   unsigned phase = 0;
   for (int tile = blockIdx.x; tile < kTiles; tile += gridDim.x) {
@@ -178,22 +317,8 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     int prev = -1;
     for (int kt = 0; kt < kTilesK; ++kt) {
       tg_mbar_wait(barBase + 8 * s, phase);
-      const unsigned a = aBase + s * kTgAStageBytes + c * 64 * TG_BK * 2, b = bBase + s * kTgBStageBytes;
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-      for (int kk = 0; kk < TG_BK / 16; ++kk) {
-#if TG_A_KMAJOR
-        const unsigned long long da = tg_wgmma_desc(a + 32 * kk, 16, 1024);
-#else
-        const unsigned long long da = tg_wgmma_desc(a + 2048 * kk, 64 * TG_BK * 2, 1024);
-#endif
-#if TG_B_KMAJOR
-        const unsigned long long db = tg_wgmma_desc(b + 32 * kk, 16, 1024);
-#else
-        const unsigned long long db = tg_wgmma_desc(b + 2048 * kk, 64 * TG_BK * 2, 1024);
-#endif
-        tg_wgmma(d, da, db, kt > 0 || kk > 0);
-      }
+      tg_mma_kblock(d, aBase + s * kTgAStageBytes, bBase + s * kTgBStageBytes, c, kt == 0);
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
       // Keep this batch in flight; the previous one is done, so its stage can be refilled.
       asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
@@ -203,54 +328,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     if (t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));  // the producer may refill it
-
-    // Epilogue. Accumulator layout of wgmma m64nNk16 (f32): thread t of the warpgroup holds,
-    // for each 8-column block j, rows r and r + 8 (r = 16 (t / 32) + (t % 32) / 4) at columns
-    // 8 j + 2 (t % 4) and the next one.
-    const int row = m0 + 64 * c + 16 * (t / 32) + (t % 32) / 4;
-    const int col = n0 + 2 * (t % 4);
 #if TG_TMA_STORE
-    // Staged: each 64 x 64 chunk of this consumer's rows goes to a shared buffer in the
-    // 128-byte swizzled layout (conflict-free: rows r..r+7 land in different 16-byte columns),
-    // then one thread hands it to TMA. The stores drain while the next tile's mainloop runs;
-    // a buffer is rewritten only after its previous store has read it.
-    const int r0 = 16 * (t / 32) + (t % 32) / 4;
-#pragma unroll
-    for (int q = 0; q < TG_BN / 64; ++q) {
-      const unsigned buf = cBase + c * 2 * kTgCBufBytes + (q & 1) * kTgCBufBytes;
-      if (t == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
-      asm volatile("bar.sync %0, 128;" ::"r"(1 + c) : "memory");
-      // All of the chunk's values first (their epilogue loads, a bias say, can then be in
-      // flight together), then the shared-memory stores.
-      unsigned packed[16];
-#pragma unroll
-      for (int jj = 0; jj < 8; ++jj) {
-        const int j = 8 * q + jj;
-        packed[2 * jj] = body.pair(batch, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
-        packed[2 * jj + 1] = body.pair(batch, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
-      }
-#pragma unroll
-      for (int jj = 0; jj < 8; ++jj) {
-        const unsigned lo = buf + r0 * 128 + ((jj ^ (r0 & 7)) << 4) + 4 * (t % 4);
-        const unsigned hi = buf + (r0 + 8) * 128 + ((jj ^ ((r0 + 8) & 7)) << 4) + 4 * (t % 4);
-        asm volatile("st.shared.u32 [%0], %1;" ::"r"(lo), "r"(packed[2 * jj]));
-        asm volatile("st.shared.u32 [%0], %1;" ::"r"(hi), "r"(packed[2 * jj + 1]));
-      }
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-      asm volatile("bar.sync %0, 128;" ::"r"(1 + c) : "memory");
-      if (t == 0) {
-        tg_tma_store(&maps.c, buf, n0 + 64 * q, m0 + 64 * c, batch, TG_RANK_C);
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-      }
-    }
+    tg_epilogue_tma(body, maps, d, batch, m0 + 64 * c, n0, t, cBase + c * 2 * kTgCBufBytes, 1 + c, chunk);
 #else
-#pragma unroll
-    for (int j = 0; j < TG_BN / 8; ++j) {
-      body.store(batch, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
-      body.store(batch, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
-    }
+    tg_epilogue_direct(body, d, batch, m0 + 64 * c, n0, t);
 #endif
   }
+#endif
 #if TG_TMA_STORE
   if (t == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");  // before the CTA's memory goes
 #endif

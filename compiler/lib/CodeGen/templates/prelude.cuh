@@ -62,9 +62,15 @@ __device__ __forceinline__ float tg_sigmoid_approx(float x) {
 }
 // GELU (tanh form) as x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3): equal to
 // 0.5 x (1 + tanh(u)) without its cancellation for negative x.
+// The flush-to-zero forms (one instruction each; the others add range fix-ups) differ only
+// where sigmoid(2u) < 2^-126 (x below about -10), where this returns -0 for x * (that): an
+// error under 2^-122 |x|, far inside any bf16 or approximate-f32 tolerance.
 __device__ __forceinline__ float tg_gelu_tanh_approx(float x) {
   const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-  return x * tg_sigmoid_approx(2.0f * u);
+  float e, s;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(u * -2.8853900817779268f));  // e^(-2u)
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(s) : "f"(1.0f + e));
+  return x * s;
 }
 __device__ __forceinline__ float tg_div_full(float a, float b) {
   float y;
@@ -162,6 +168,26 @@ __device__ __forceinline__ void tg_store_vec(T* p, const T (&v)[N]) {
     for (int j = 0; j < kPer; ++j) u.e[j] = v[c * kPer + j];
     tg_st16(reinterpret_cast<uint4*>(p) + c, u.raw);
   }
+}
+// Two f32 values rounded (to nearest even) to bf16 / f16 and packed, the first in the low half:
+// one conversion instruction on sm_80 and newer (NaN becomes the canonical NaN there).
+__device__ __forceinline__ unsigned tg_pack_bf16x2(float lo, float hi) {
+#if __CUDA_ARCH__ >= 800
+  unsigned r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+#else
+  return (unsigned)tg_to_bf16(lo) | ((unsigned)tg_to_bf16(hi) << 16);
+#endif
+}
+__device__ __forceinline__ unsigned tg_pack_f16x2(float lo, float hi) {
+#if __CUDA_ARCH__ >= 800
+  unsigned r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+#else
+  return (unsigned)tg_to_f16(lo) | ((unsigned)tg_to_f16(hi) << 16);
+#endif
 }
 // Two 2-byte values in one 32-bit word, the first in the low half (memory order).
 template <typename T>
