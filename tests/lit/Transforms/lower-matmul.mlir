@@ -1,12 +1,13 @@
 // RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a}))' | FileCheck %s
 // RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_80}))' | FileCheck %s --check-prefix=SM80
 // RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_80 tf32=false}))' | FileCheck %s --check-prefix=ACCURATE
+// RUN: env TG_GEMM_SCHEDULE=pingpong tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a}))' | FileCheck %s --check-prefix=PINGPONG
 // RUN: env TG_MATMUL_PATH=mma_sync tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a}))' | FileCheck %s --check-prefix=FORCED
 //
 // Each gemm kernel records its path and tile.
-//  - sm_90a, bf16/f16 operands whose rows TMA can address: the wgmma path. A bare matmul is
-//    cooperative, 128x256x64 tiles with 4 stages when that still gives about a wave of tiles,
-//    else 128x128x64 with 6; one with epilogue math is ping-pong, 128x128x64 with 6 stages.
+//  - sm_90a, bf16/f16 operands whose rows TMA can address: the wgmma path, cooperative,
+//    128x256x64 tiles with 4 stages when that still gives about a wave of tiles, else
+//    128x128x64 with 6. TG_GEMM_SCHEDULE=pingpong: ping-pong, 128x128x64 with 6 stages.
 //  - sm_80 and newer, bf16/f16 (sm_90a: only f32, as TF32) whose rows cp.async can copy in
 //    16-byte pieces: the mma_sync path, 128x128 tiles when that gives about a wave, else
 //    64x64; K slabs of 64 bytes (32 two-byte or 16 f32 elements), 4 stages.
@@ -42,11 +43,13 @@ func.func @small_f16(%a: tensor<256x64xf16>, %b: tensor<64x128xf16>) -> tensor<2
 
 // -----
 
-// Epilogue math (bias + gelu): ping-pong, so one consumer's epilogue overlaps the other's
-// mainloop; each consumer holds a whole 128 x 128 tile.
+// With epilogue math (bias + gelu) too the default is cooperative; TG_GEMM_SCHEDULE=pingpong
+// gives each consumer a whole 128 x 128 tile.
 // CHECK-LABEL: func.func @mlp_bf16
 // CHECK: tg.fusion gemm
-// CHECK-SAME: tg.path = "wgmma", tg.schedule = "pingpong", tg.stages = 6 : i64, tg.tile = array<i64: 128, 128, 64>
+// CHECK-SAME: tg.path = "wgmma", tg.schedule = "cooperative", tg.stages = 4 : i64, tg.tile = array<i64: 128, 256, 64>
+// PINGPONG-LABEL: func.func @mlp_bf16
+// PINGPONG: tg.path = "wgmma", tg.schedule = "pingpong", tg.stages = 6 : i64, tg.tile = array<i64: 128, 128, 64>
 func.func @mlp_bf16(%x: tensor<4096x512xbf16>, %w: tensor<4096x512xbf16>, %b: tensor<4096xbf16>) -> tensor<4096x4096xbf16> {
   %0 = tg.matmul %x, %w transpose_b : tensor<4096x512xbf16>, tensor<4096x512xbf16> -> tensor<4096x4096xbf16>
   %1 = tg.broadcast %b dims = [1] : tensor<4096xbf16> to tensor<4096x4096xbf16>
