@@ -108,26 +108,23 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
   os << "  __device__ __forceinline__ void store(long long b, long long m, long long n, float v0,"
         " float v1) const {\n"
      << "    if (m >= kM || n >= kN) return;\n"
+     << "    if (kN % 2 != 0) {  // odd rows: the pair is not aligned\n"
+     << "      store(b, m, n, v0);\n"
+     << "      if (n + 1 < kN) store(b, m, n + 1, v1);\n"
+     << "      return;\n"
+     << "    }\n"
      << "    const EIndex i = ((EIndex)b * (EIndex)kM + (EIndex)m) * (EIndex)kN + (EIndex)n;\n";
   for (unsigned j = 0; j < results; ++j)
     os << "    " << computeType(resultType(j)) << " x" << j << ", y" << j << ";\n";
   os << "    compute(i, v0";
   for (unsigned j = 0; j < results; ++j) os << ", x" << j;
-  os << ");\n    if (kN % 2 == 0) {\n      compute(i + 1, v1";
+  os << ");\n    compute(i + 1, v1";
   for (unsigned j = 0; j < results; ++j) os << ", y" << j;
   os << ");\n";
   for (unsigned j = 0; j < results; ++j)
-    os << "      tg_store_pair(out" << j << " + i, " << storeConvert(resultType(j), "x" + std::to_string(j))
+    os << "    tg_store_pair(out" << j << " + i, " << storeConvert(resultType(j), "x" + std::to_string(j))
        << ", " << storeConvert(resultType(j), "y" + std::to_string(j)) << ");\n";
-  os << "      return;\n    }\n";
-  for (unsigned j = 0; j < results; ++j)
-    os << "    out" << j << "[i] = " << storeConvert(resultType(j), "x" + std::to_string(j)) << ";\n";
-  os << "    if (n + 1 < kN) {\n      compute(i + 1, v1";
-  for (unsigned j = 0; j < results; ++j) os << ", y" << j;
-  os << ");\n";
-  for (unsigned j = 0; j < results; ++j)
-    os << "      out" << j << "[i + 1] = " << storeConvert(resultType(j), "y" + std::to_string(j)) << ";\n";
-  os << "    }\n  }\n";
+  os << "  }\n";
   // pair<kCheck>(b, m, n, v0, v1): the single 2-byte result of elements (m, n) and (m, n + 1),
   // packed in 32 bits for a shared-memory staged store (zeros outside the bounds: TMA clips
   // them). pair<false> is for tiles wholly inside the bounds: no branch per element, so the
