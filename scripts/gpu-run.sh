@@ -136,7 +136,9 @@ remote() {
     done
   fi
   if [[ " $what " == *" torch "* ]]; then
-    PYTHONUNBUFFERED=1 python3 compare_torch.py --out "$out/torch.json" > "$logs/torch.log" 2>&1
+    # TG_TORCH_CASES (compare_torch.py's --cases, e.g. "mlp,gemm") limits the cases.
+    PYTHONUNBUFFERED=1 python3 compare_torch.py --out "$out/torch.json" \
+      ${TG_TORCH_CASES:+--cases "$TG_TORCH_CASES"} > "$logs/torch.log" 2>&1
     summary+="torch: exit $?\n"
   fi
   if [[ -f "$out/tg_bench.json" || -f "$out/tg_bench_gemm.json" ]]; then
