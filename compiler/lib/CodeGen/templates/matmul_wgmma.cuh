@@ -1,23 +1,25 @@
 // ---- Hopper tensor-core matmul skeleton (compiler/lib/CodeGen/templates/matmul_wgmma.cuh) ----
 // sm_90a only. The emitter defines TG_NAME, the tile TG_BM (128) x TG_BN (64..256) x TG_BK (64),
-// TG_STAGES, TG_A_KMAJOR / TG_B_KMAJOR (1: the operand's rows in memory run along K; 0: along
-// M resp. N, read with wgmma's transpose), TG_RANK_A / TG_RANK_B (3 when the operand has a
-// batch dim, else 2), and above this line:
+// TG_STAGES, TG_PINGPONG (0: cooperative, 1: ping-pong), TG_A_KMAJOR / TG_B_KMAJOR (1: the
+// operand's rows in memory run along K; 0: along M resp. N, read with wgmma's transpose),
+// TG_RANK_A / TG_RANK_B (3 when the operand has a batch dim, else 2), and above this line:
 //   struct TgBody   kM, kN, kK, kBatch, kTilesM, kTilesN; store(b, m, n, v0, v1): the epilogue
-//                   of elements (m, n) and (m, n + 1) (it checks the bounds)
+//                   of elements (m, n) and (m, n + 1) (it checks the bounds); with TG_TMA_STORE,
+//                   pair<kCheck>(b, m, n, v0, v1): the same two results packed for staging
+//                   (pair<false> for tiles inside the bounds: no checks)
 //   tg_wgmma(d, descA, descB, accumulate): one wgmma.mma_async m64 x TG_BN x k16 into the
 //                   TG_BN / 2 f32 accumulators d of each thread of the warpgroup
 //
 // Each CTA computes TG_BM x TG_BN tiles with three warpgroups. Warpgroup 0 is the producer:
 // one thread issues TMA copies (cp.async.bulk.tensor) of A and B tiles into a ring of
 // TG_STAGES shared-memory stages, each guarded by two mbarriers: `full` (the copies landed:
-// transaction bytes) and `empty` (both consumers are done reading). Warpgroups 1 and 2 are
-// consumers: each multiplies its 64 rows of the tile with wgmma straight from shared memory
-// (128-byte swizzle, the layout TMA writes) and keeps one wgmma batch in flight. setmaxnreg
-// moves registers from the producer to the consumers' accumulators. The epilogue goes from
-// registers to global memory through TgBody::store, which applies the fused elementwise ops.
-// TMA zero-fills reads outside the operands, so ragged M, N and K edges need no predication
-// in the main loop; stores are predicated.
+// transaction bytes) and `empty` (its readers are done). Warpgroups 1 and 2 are consumers
+// (TG_PINGPONG picks how they share the tiles, see the kernel): each multiplies with wgmma
+// straight from shared memory (128-byte swizzle, the layout TMA writes) and keeps one wgmma
+// batch in flight. setmaxnreg moves registers from the producer to the consumers'
+// accumulators. The epilogue goes from registers to global memory through TgBody, which
+// applies the fused elementwise ops. TMA zero-fills reads outside the operands, so ragged M,
+// N and K edges need no predication in the main loop; stores are predicated (TMA stores clip).
 
 struct alignas(64) TgTensorMap {
   unsigned long long opaque[16];
