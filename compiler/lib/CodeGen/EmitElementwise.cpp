@@ -214,7 +214,7 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
     block = std::clamp(std::atoi(env) / 32 * 32, 32, 1024);
   int cacheHint = 0;
   if (const char* env = std::getenv("TG_CACHE_HINT"); env && *env)
-    cacheHint = std::clamp(std::atoi(env), 0, 4);
+    cacheHint = std::clamp(std::atoi(env), 0, 2);
   int unroll = narrowest >= 4 ? 2 : 4;
   if (const char* env = std::getenv("TG_UNROLL"); env && *env)
     unroll = std::max(1, std::atoi(env));

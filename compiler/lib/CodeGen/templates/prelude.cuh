@@ -112,8 +112,8 @@ __device__ __forceinline__ float tg_i2f_odd(int i) {
 
 // One 16-byte global access. TG_CACHE_HINT (defined by the elementwise emitter, 0 when absent)
 // picks the PTX cache operator: 0 the default (.ca/.wb), 1 streaming (.cs: evict first, the data
-// is touched once), 2 loads through the non-coherent path without L1 allocation, 3 the same
-// asking L2 to fetch 256-byte blocks, 4 the default with the 256-byte L2 fetch.
+// is touched once), 2 loads through the non-coherent path without L1 allocation. (Asking L2
+// for 256-byte fetches, `.L2::256B`, measured no faster: benchmarks/RESULTS.md, ca5b729.)
 #ifndef TG_CACHE_HINT
 #define TG_CACHE_HINT 0
 #endif
@@ -126,16 +126,6 @@ __device__ __forceinline__ uint4 tg_ld16(const uint4* p) {
 #elif TG_CACHE_HINT == 2
   uint4 r;
   asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
-  return r;
-#elif TG_CACHE_HINT == 3
-  uint4 r;
-  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
-  return r;
-#elif TG_CACHE_HINT == 4
-  uint4 r;
-  asm volatile("ld.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
   return r;
 #else
