@@ -76,7 +76,10 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
     return fusion.emitOpError("has no tile or stages: run tg-lower-matmul first");
   const int bm = static_cast<int>(tile[0]), bn = static_cast<int>(tile[1]), bk = static_cast<int>(tile[2]);
   const int stages = static_cast<int>(stagesAttr.getInt());
-  auto scheduleAttr = fusion->getAttrOfType<StringAttr>("tg.schedule");
+  auto scheduleAttr = fusion->getAttrOfType<StringAttr>("tg.schedule");  // absent: cooperative
+  if (scheduleAttr && scheduleAttr.getValue() != "pingpong" && scheduleAttr.getValue() != "cooperative")
+    return fusion.emitOpError("tg.schedule must be \"cooperative\" or \"pingpong\", not \"")
+           << scheduleAttr.getValue() << "\"";
   const bool pingpong = scheduleAttr && scheduleAttr.getValue() == "pingpong";
   if (pingpong && bn > 128)
     return fusion.emitOpError("a ping-pong wgmma tile is at most 128 x 128: each consumer holds a whole tile");
@@ -135,7 +138,8 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   }
   std::ostringstream summary;
   summary << "gemm (wgmma + TMA, tile " << bm << "x" << bn << "x" << bk << ", " << stages
-          << " stages, " << (pingpong ? "ping-pong" : "cooperative") << "): " << batch << " x [" << M << " x " << K << "] @ [" << K << " x " << N << "]"
+          << " stages, " << (pingpong ? "ping-pong" : "cooperative") << "): " << batch << " x ["
+          << M << " x " << K << "] @ [" << K << " x " << N << "]"
           << (transA ? " A^T" : "") << (transB ? " B^T" : "");
   int epilogueOps = 0;
   for (Operation& op : fusion.getBody().front())
