@@ -14,10 +14,13 @@ def save_bf16(name, shape):  # randn rounded to bf16 (nearest even), stored as .
 save_bf16("x", (8192, 4096)); save_bf16("w", (4096, 4096)); save_bf16("b", (4096,))
 save_bf16("x64", (8192, 64)); save_bf16("w64", (4096, 64))
 PY
-for f in mlpbig mm8k mlp_relu mlp_gelu_nobias; do
-  ./tgc run ../scripts/dev/$f.mlir --input /tmp/x.npy --input /tmp/w.npy $(grep -q "%b:" ../scripts/dev/$f.mlir && echo --input /tmp/b.npy) --output /tmp/o.npy --device cuda --bench=20 2>&1 | grep -E "median|rror" | sed "s/^/$f: /"
-done
+# probe GRAPH X W: kernel time of scripts/dev/GRAPH.mlir on inputs X and W (and the bias b
+# when the graph takes one).
+probe() {
+  ./tgc run "../scripts/dev/$1.mlir" --input "/tmp/$2.npy" --input "/tmp/$3.npy" \
+    $(grep -q "%b:" "../scripts/dev/$1.mlir" && echo --input /tmp/b.npy) --output /tmp/o.npy \
+    --device cuda --bench=20 2>&1 | grep -E "median|rror" | sed "s/^/$1: /"
+}
+for f in mlpbig mm8k mlp_relu mlp_gelu_nobias; do probe "$f" x w; done
 # K = 64: one k-block, so the time is the epilogue's (and the result's 64 MiB write).
-for f in k64_mm k64_mlp; do
-  ./tgc run ../scripts/dev/$f.mlir --input /tmp/x64.npy --input /tmp/w64.npy $(grep -q "%b:" ../scripts/dev/$f.mlir && echo --input /tmp/b.npy) --output /tmp/o.npy --device cuda --bench=20 2>&1 | grep -E "median|rror" | sed "s/^/$f: /"
-done
+for f in k64_mm k64_mlp; do probe "$f" x64 w64; done
