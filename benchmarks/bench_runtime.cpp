@@ -12,7 +12,16 @@
 //   compile/memory_hit/chain8 a second jit function of the same graph in this process: trace
 //                             and passes again, kernels found loaded in memory.
 //   host_per_call/chain32/<fused|unfused>/<graph|direct>
-//                             host time of one replayed call, inputs on the device (median).
+//                             host time of one replayed call, inputs on the device (median),
+//                             every result kept alive: each call gets a new result buffer, so
+//                             a graph needs new parameters every call (the worst case).
+//   host_per_call/chain32/fused/graph/loop
+//                             the same in the usual loop, `z = f(x)`: the previous result is
+//                             dropped (inside the timed call), its buffer comes back.
+//   host_per_call/driver_floor
+//                             the bare driver calls on the same host (DriverFloor.h): counters
+//                             graph_launch_us (its median_us), node_set_params_us,
+//                             alloc_free_us, launch_kernel_us.
 //   chain32/<fused|unfused>/<graph|direct>
 //                             device time per call, calls queued back to back (Timing.h),
 //                             three input sets in rotation: every call updates parameters.
@@ -23,6 +32,7 @@
 // TG_CACHE_DIR (removed at exit), so nothing here reads or fills the user's cache.
 //
 //===----------------------------------------------------------------------===//
+#include "DriverFloor.h"
 #include "Timing.h"
 #include "graphs.h"
 
@@ -197,10 +207,13 @@ tg::JitOptions options(bool fuse, bool cudaGraphs) {
   return o;
 }
 
+constexpr int kHostCalls = 500;
+
 /// Host time of one call of a compiled function whose inputs are already on the device:
-/// median of 500 calls, each timed with the host clock, queued without waiting (results stay
-/// alive, so no free happens inside a timed call). The per-call cost tg adds.
-void BM_HostPerCall(benchmark::State& state, bool fuse, bool graphs) {
+/// median of kHostCalls calls, each timed with the host clock, queued without waiting. With
+/// `keepResults`, every result stays alive (each call allocates a new buffer, and a graph needs
+/// new parameters); otherwise each result replaces the previous one, as in `z = f(x)`.
+void BM_HostPerCall(benchmark::State& state, bool fuse, bool graphs, bool keepResults) {
   if (!haveGpu(state)) return;
   auto f = tg::jit(tg_graphs::chain32, options(fuse, graphs));
   tg::Tensor x = tg::randn({1024}, DType::F32, 7);
@@ -209,17 +222,42 @@ void BM_HostPerCall(benchmark::State& state, bool fuse, bool graphs) {
   for (auto _ : state) {
     std::vector<double> us;
     std::vector<tg::Tensor> keep;
-    keep.reserve(500);
-    us.reserve(500);
-    for (int i = 0; i < 500; ++i) {
+    tg::Tensor z;
+    keep.reserve(kHostCalls);
+    us.reserve(kHostCalls);
+    for (int i = 0; i < kHostCalls; ++i) {
       Clock::time_point t0 = Clock::now();
-      keep.push_back(f(x));
+      if (keepResults)
+        keep.push_back(f(x));
+      else
+        z = f(x);
       us.push_back(usSince(t0));
     }
     tg::synchronize();
     const double m = median(us);
     report(state, m);
     state.counters["host_us_per_call"] = m;
+    if (!f.report().graphs.empty())
+      state.counters["param_updates"] =
+          static_cast<double>(f.report().graphs.at(0).cudaGraphParameterUpdates);
+  }
+}
+
+/// The bare driver calls a replayed call makes, on this host (DriverFloor.h).
+void BM_DriverFloor(benchmark::State& state) {
+  if (!haveGpu(state)) return;
+  for (auto _ : state) {
+    tgbench::DriverFloor floor;
+    std::string error;
+    if (!tgbench::measureDriverFloor(kHostCalls, floor, error)) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+    report(state, floor.graphLaunchUs);
+    state.counters["graph_launch_us"] = floor.graphLaunchUs;
+    state.counters["node_set_params_us"] = floor.nodeSetParamsUs;
+    state.counters["alloc_free_us"] = floor.allocFreeUs;
+    state.counters["launch_kernel_us"] = floor.launchKernelUs;
   }
 }
 
@@ -246,10 +284,14 @@ TG_CASE(compile/cold/chain8, BM_FirstCall, /*warm=*/false);
 TG_CASE(compile/warm_start/chain8, BM_FirstCall, /*warm=*/true);
 BENCHMARK(BM_MemoryHit)->Name("compile/memory_hit/chain8")->UseManualTime()->Iterations(1)
     ->Unit(benchmark::kMicrosecond);
-TG_CASE(host_per_call/chain32/fused/graph, BM_HostPerCall, true, true);
-TG_CASE(host_per_call/chain32/fused/direct, BM_HostPerCall, true, false);
-TG_CASE(host_per_call/chain32/unfused/graph, BM_HostPerCall, false, true);
-TG_CASE(host_per_call/chain32/unfused/direct, BM_HostPerCall, false, false);
+TG_CASE(host_per_call/chain32/fused/graph, BM_HostPerCall, true, true, true);
+TG_CASE(host_per_call/chain32/fused/direct, BM_HostPerCall, true, false, true);
+TG_CASE(host_per_call/chain32/unfused/graph, BM_HostPerCall, false, true, true);
+TG_CASE(host_per_call/chain32/unfused/direct, BM_HostPerCall, false, false, true);
+TG_CASE(host_per_call/chain32/fused/graph/loop, BM_HostPerCall, true, true, false);
+TG_CASE(host_per_call/chain32/fused/direct/loop, BM_HostPerCall, true, false, false);
+BENCHMARK(BM_DriverFloor)->Name("host_per_call/driver_floor")->UseManualTime()->Iterations(1)
+    ->Unit(benchmark::kMicrosecond);
 TG_CASE(chain32/fused/graph, BM_Chain32, true, true);
 TG_CASE(chain32/fused/direct, BM_Chain32, true, false);
 TG_CASE(chain32/unfused/graph, BM_Chain32, false, true);

@@ -101,7 +101,7 @@ remote() {
     # 32-op chain's device time with and without CUDA graphs (benchmarks/bench_runtime.cpp).
     ./tg_bench_runtime --benchmark_format=json --benchmark_out="$out/tg_bench_runtime.json" \
       --benchmark_out_format=json > "$logs/tg_bench_runtime.log" 2>&1
-    summary+="tg bench runtime: exit $? | $(python3 -c "import json;d=json.load(open('$out/tg_bench_runtime.json'));print(' '.join('%s=%.1fus' % (b['name'].split('/iter')[0], b.get('median_us', 0)) for b in d['benchmarks']))" 2>&1)\n"
+    summary+="tg bench runtime: exit $? | $(python3 -c "import json;d=json.load(open('$out/tg_bench_runtime.json'));x=lambda b: ''.join(' %s=%.2f' % (k, b[k]) for k in ('param_updates', 'node_set_params_us', 'alloc_free_us', 'launch_kernel_us') if k in b);print(' '.join('%s=%.2fus%s' % (b['name'].split('/iter')[0], b.get('median_us', 0), x(b)) for b in d['benchmarks']))" 2>&1)\n"
   fi
   if [[ " $what " == *" gemm "* ]]; then
     # tg's matmuls next to cuBLAS in one binary (benchmarks/bench_matmul.cpp).

@@ -55,7 +55,8 @@ std::string JitReport::str() const {
     os << ", run " << g.runs << " time(s)\n";
     if (!g.kernels) continue;
     if (g.cudaGraph)
-      os << "      launched as one CUDA graph (" << g.cudaGraphLaunches << " time(s))\n";
+      os << "      launched as one CUDA graph (" << g.cudaGraphLaunches << " time(s), "
+         << g.cudaGraphParameterUpdates << " kernel parameter update(s))\n";
     else
       os << "      launched kernel by kernel"
          << (g.noCudaGraphReason.empty() ? "" : ": " + g.noCudaGraphReason)

@@ -40,6 +40,7 @@ TEST(JitRuntime, ReportPrintsLaunchesAndPeakMemory) {
   graphed.runs = 6;
   graphed.cudaGraph = true;
   graphed.cudaGraphLaunches = 5;
+  graphed.cudaGraphParameterUpdates = 3;
   graphed.peakDeviceBytes = 16384;
   tg::JitReport::Graph direct = graphed;
   direct.index = 1;
@@ -52,7 +53,7 @@ TEST(JitRuntime, ReportPrintsLaunchesAndPeakMemory) {
   cpu.ops = 3;
   r.graphs = {graphed, direct, cpu};
   const std::string text = r.str();
-  EXPECT_TRUE(contains(text, "launched as one CUDA graph (5 time(s))")) << text;
+  EXPECT_TRUE(contains(text, "launched as one CUDA graph (5 time(s), 3 kernel parameter update(s))")) << text;
   EXPECT_TRUE(contains(text, "peak device memory per run: 16.0 KiB (16384 bytes)")) << text;
   EXPECT_TRUE(contains(text, "launched kernel by kernel: JitOptions::cuda_graphs is false"))
       << text;

@@ -290,6 +290,9 @@ struct JitReport {
     /// from its second call on, unless JitOptions::cuda_graphs is false).
     bool cudaGraph = false;
     uint64_t cudaGraphLaunches = 0;  ///< runs launched as one CUDA graph
+    /// Kernel nodes given new parameters before a graph launch (calls on buffers the graph's
+    /// kept instances did not hold: e.g. every result kept alive, so each call has a new one).
+    uint64_t cudaGraphParameterUpdates = 0;
     /// On CUDA, why runs launch kernel by kernel when they do ("JitOptions::cuda_graphs is
     /// false", graph breaks, the driver's error); empty otherwise.
     std::string noCudaGraphReason;

@@ -102,6 +102,7 @@ class GpuProgram : public Program {
   void describe(JitReport::Graph& info) const override {
     info.cudaGraph = executor_.usesCudaGraph();
     info.cudaGraphLaunches = executor_.cudaGraphLaunches();
+    info.cudaGraphParameterUpdates = executor_.cudaGraphParameterUpdates();
     info.peakDeviceBytes = executor_.peakDeviceBytes();
     if (!cudaGraphs_)
       info.noCudaGraphReason = "JitOptions::cuda_graphs is false";

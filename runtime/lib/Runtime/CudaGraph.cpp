@@ -48,15 +48,14 @@ CudaGraph::CudaGraph(Gpu& gpu, const Plan& plan, const std::vector<void*>& funct
                                         previous ? 1 : 0, &p),
                  "cuGraphAddKernelNode");
       node.handle = handle;
-      node.heldOffset = held_.size();
+      node.heldOffset = built_.size();
       std::span<const std::byte> bytes = params.bytes(l);
-      held_.insert(held_.end(), bytes.begin(), bytes.end());
+      built_.insert(built_.end(), bytes.begin(), bytes.end());
       nodes_.push_back(node);
       previous = handle;
     }
-    CUgraphExec exec = nullptr;
-    gpu_.check(d.cuGraphInstantiate(&exec, graph, 0), "cuGraphInstantiate");
-    exec_ = exec;
+    instances_.reserve(kInstances);
+    addInstance();
   } catch (...) {
     release();
     throw;
@@ -68,26 +67,71 @@ CudaGraph::~CudaGraph() { release(); }
 void CudaGraph::release() {
   // Errors here (e.g. at process exit, after the driver shut down) cannot be reported.
   const CudaDriver& d = *static_cast<const CudaDriver*>(gpu_.driver_);
-  if (exec_) d.cuGraphExecDestroy(static_cast<CUgraphExec>(exec_));
+  for (Instance& i : instances_)
+    if (i.exec) d.cuGraphExecDestroy(static_cast<CUgraphExec>(i.exec));
+  instances_.clear();
   if (graph_) d.cuGraphDestroy(static_cast<CUgraph>(graph_));
-  exec_ = graph_ = nullptr;
+  graph_ = nullptr;
 }
 
-void CudaGraph::launch(LaunchParams& params) {
+CudaGraph::Instance& CudaGraph::addInstance() {
   const CudaDriver& d = *static_cast<const CudaDriver*>(gpu_.driver_);
-  CUgraphExec exec = static_cast<CUgraphExec>(exec_);
+  CUgraphExec exec = nullptr;
+  gpu_.check(d.cuGraphInstantiate(&exec, static_cast<CUgraph>(graph_), 0), "cuGraphInstantiate");
+  Instance& i = instances_.emplace_back();
+  i.exec = exec;
+  i.held = built_;
+  return i;
+}
+
+bool CudaGraph::holds(const Instance& instance, const LaunchParams& params) const {
   for (size_t l = 0; l < nodes_.size(); ++l) {
-    Node& node = nodes_[l];
     std::span<const std::byte> now = params.bytes(l);
-    std::byte* held = held_.data() + node.heldOffset;
+    if (std::memcmp(instance.held.data() + nodes_[l].heldOffset, now.data(), now.size()) != 0)
+      return false;
+  }
+  return true;
+}
+
+void CudaGraph::update(Instance& instance, LaunchParams& params) {
+  const CudaDriver& d = *static_cast<const CudaDriver*>(gpu_.driver_);
+  for (size_t l = 0; l < nodes_.size(); ++l) {
+    const Node& node = nodes_[l];
+    std::span<const std::byte> now = params.bytes(l);
+    std::byte* held = instance.held.data() + node.heldOffset;
     if (std::memcmp(held, now.data(), now.size()) == 0) continue;
     CUDA_KERNEL_NODE_PARAMS p = nodeParams(node.function, node.dims, params, l);
-    gpu_.check(d.cuGraphExecKernelNodeSetParams(exec, static_cast<CUgraphNode>(node.handle), &p),
+    // Takes effect from the next launch of this instance; launches already queued keep theirs.
+    gpu_.check(d.cuGraphExecKernelNodeSetParams(static_cast<CUgraphExec>(instance.exec),
+                                                static_cast<CUgraphNode>(node.handle), &p),
                "cuGraphExecKernelNodeSetParams");
     std::memcpy(held, now.data(), now.size());
     ++parameterUpdates_;
   }
-  gpu_.check(d.cuGraphLaunch(exec, static_cast<CUstream>(gpu_.stream_)), "cuGraphLaunch");
+}
+
+void CudaGraph::launch(LaunchParams& params) {
+  const CudaDriver& d = *static_cast<const CudaDriver*>(gpu_.driver_);
+  Instance* chosen = nullptr;
+  for (Instance& i : instances_)
+    if (holds(i, params)) {
+      chosen = &i;
+      break;
+    }
+  if (!chosen) {
+    if (instances_.size() < kInstances) {
+      chosen = &addInstance();
+    } else {
+      chosen = &instances_.front();
+      for (Instance& i : instances_)
+        if (i.lastLaunch < chosen->lastLaunch) chosen = &i;
+    }
+    update(*chosen, params);
+  }
+  chosen->lastLaunch = ++launches_;
+  gpu_.check(d.cuGraphLaunch(static_cast<CUgraphExec>(chosen->exec),
+                             static_cast<CUstream>(gpu_.stream_)),
+             "cuGraphLaunch");
 }
 
 }  // namespace tg::rt

@@ -50,6 +50,10 @@ Executor::Executor(Plan plan, Gpu& gpu) : plan_(std::move(plan)), gpu_(gpu) {
 
 Executor::~Executor() = default;
 
+uint64_t Executor::cudaGraphParameterUpdates() const {
+  return graph_ ? graph_->parameterUpdates() : 0;
+}
+
 std::vector<std::shared_ptr<DeviceBuffer>> Executor::run(
     const std::vector<std::shared_ptr<DeviceBuffer>>& inputs) {
   std::vector<std::shared_ptr<DeviceBuffer>> results;

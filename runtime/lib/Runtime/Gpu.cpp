@@ -32,7 +32,7 @@ std::string DeviceInfo::arch() const {
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (ptr_) gpu_->free(ptr_);
+  if (ptr_) gpu_->release(ptr_, bytes_);
 }
 
 Module::~Module() { gpu_->unload(handle_); }
@@ -132,12 +132,25 @@ void Gpu::check(int result, const char* what) {
 
 std::shared_ptr<DeviceBuffer> Gpu::allocate(size_t bytes) {
   if (bytes == 0) return std::make_shared<DeviceBuffer>(this, 0, 0);
+  {
+    // Work queued on the stream before the release still sees the old contents; everything that
+    // uses the new owner's buffer is queued after it. One stream orders both.
+    std::lock_guard<std::mutex> lock(keptMutex_);
+    for (size_t i = kept_.size(); i-- > 0;)
+      if (kept_[i].bytes == bytes) {
+        const DevicePtr ptr = kept_[i].ptr;
+        kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(i));
+        return std::make_shared<DeviceBuffer>(this, ptr, bytes);
+      }
+  }
   const CudaDriver& d = driverOf(driver_);
   CUdeviceptr ptr = 0;
   CUstream s = static_cast<CUstream>(stream_);
   CUresult r = d.cuMemAllocAsync(&ptr, bytes, s);
   if (r == CUDA_ERROR_OUT_OF_MEMORY) {
-    // Frees queued on the stream return memory only once they execute: wait, then retry.
+    // Kept buffers and frees queued on the stream return memory only once those frees execute:
+    // free, wait, then retry.
+    freeKept();
     d.cuStreamSynchronize(s);
     r = d.cuMemAllocAsync(&ptr, bytes, s);
   }
@@ -153,9 +166,33 @@ std::shared_ptr<DeviceBuffer> Gpu::allocate(size_t bytes) {
   return std::make_shared<DeviceBuffer>(this, ptr, bytes);
 }
 
-void Gpu::free(DevicePtr ptr) {
+void Gpu::release(DevicePtr ptr, size_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(keptMutex_);
+    if (kept_.size() < kKeptBuffers) {
+      if (kept_.capacity() < kKeptBuffers) kept_.reserve(kKeptBuffers);
+      kept_.push_back({ptr, bytes});
+      return;
+    }
+  }
   // Errors here (e.g. at process exit, after the driver shut down) cannot be reported.
   driverOf(driver_).cuMemFreeAsync(ptr, static_cast<CUstream>(stream_));
+}
+
+void Gpu::freeKept() {
+  std::vector<Kept> kept;
+  {
+    std::lock_guard<std::mutex> lock(keptMutex_);
+    kept.swap(kept_);
+  }
+  for (const Kept& k : kept) driverOf(driver_).cuMemFreeAsync(k.ptr, static_cast<CUstream>(stream_));
+}
+
+std::pair<size_t, size_t> Gpu::keptBuffers() {
+  std::lock_guard<std::mutex> lock(keptMutex_);
+  size_t bytes = 0;
+  for (const Kept& k : kept_) bytes += k.bytes;
+  return {kept_.size(), bytes};
 }
 
 std::pair<size_t, size_t> Gpu::memoryInfo() {

@@ -6,11 +6,17 @@
 //
 // The graph is built explicitly, not by stream capture: one kernel node per launch, each
 // depending on the one before, so the kernels run in plan order exactly as on the stream (the
-// temporaries share arena memory by liveness, so the order matters). Before each launch, the
-// nodes whose parameter bytes differ from what they hold get the new values
-// (cuGraphExecKernelNodeSetParams); nothing is re-instantiated. Results are allocated by the
-// Executor, stream-ordered on the same stream, before the graph is queued: the same as for direct
-// launches. This header is free of CUDA headers.
+// temporaries share arena memory by liveness, so the order matters).
+//
+// Up to kInstances executable instances of the graph are kept, each remembering the parameter
+// bytes it holds. A call launches the instance that already holds its parameters; only when none
+// does, the least recently launched one gets the new values of the nodes that differ
+// (cuGraphExecKernelNodeSetParams; nothing is re-captured), or a new instance is made while
+// fewer than kInstances exist. So a loop that alternates between a few buffer sets (two result
+// buffers recycled by Gpu::allocate, a few inputs in rotation) costs one cuGraphLaunch per call
+// and no update. Results are allocated by the Executor, stream-ordered on the same stream,
+// before the graph is queued: the same as for direct launches. This header is free of CUDA
+// headers.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -35,27 +41,44 @@ class CudaGraph {
   CudaGraph(const CudaGraph&) = delete;
   CudaGraph& operator=(const CudaGraph&) = delete;
 
-  /// Gives every node whose parameters differ in `params` its new values, then queues the
-  /// graph on tg's stream. No host sync. Throws tg::Error when the driver refuses either step.
+  /// Queues the graph on tg's stream with the parameter values in `params`: on the instance that
+  /// holds them, else on one given the new values (see above). No host sync. Throws tg::Error
+  /// when the driver refuses a step.
   void launch(LaunchParams& params);
 
   /// Nodes given new parameters since the graph was built (for tests and benchmarks).
   uint64_t parameterUpdates() const { return parameterUpdates_; }
+  /// Executable instances made so far (at most kInstances).
+  size_t instances() const { return instances_.size(); }
+
+  static constexpr size_t kInstances = 4;
 
  private:
+  struct Instance {
+    void* exec = nullptr;          // CUgraphExec
+    std::vector<std::byte> held;   // the parameter bytes of every node, at Node::heldOffset
+    uint64_t lastLaunch = 0;
+  };
+  /// Whether `instance` holds every node's parameters as `params` has them now.
+  bool holds(const Instance& instance, const LaunchParams& params) const;
+  /// Instantiates the graph (its nodes hold the parameters it was built with).
+  Instance& addInstance();
+  /// Gives `instance` the values of `params` for every node that differs.
+  void update(Instance& instance, LaunchParams& params);
   void release();
 
   Gpu& gpu_;
   void* graph_ = nullptr;  // CUgraph
-  void* exec_ = nullptr;   // CUgraphExec
   struct Node {
     void* handle = nullptr;  // CUgraphNode
     void* function = nullptr;
     LaunchDims dims;
-    size_t heldOffset = 0;  // where `held_` keeps the parameter bytes this node holds
+    size_t heldOffset = 0;  // where Instance::held keeps this node's parameter bytes
   };
   std::vector<Node> nodes_;
-  std::vector<std::byte> held_;
+  std::vector<std::byte> built_;  // the parameter bytes the graph was built with
+  std::vector<Instance> instances_;
+  uint64_t launches_ = 0;
   uint64_t parameterUpdates_ = 0;
 };
 

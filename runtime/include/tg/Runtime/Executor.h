@@ -43,6 +43,9 @@ class Executor {
   bool usesCudaGraph() const { return graph_ != nullptr; }
   /// Runs launched as a CUDA graph.
   uint64_t cudaGraphLaunches() const { return cudaGraphLaunches_; }
+  /// Kernel nodes of the CUDA graph given new parameters: launches on buffer sets that none of
+  /// the graph's instances held (CudaGraph.h).
+  uint64_t cudaGraphParameterUpdates() const;
   /// Why the CUDA graph was given up (the driver's error), or empty.
   const std::string& cudaGraphFailure() const { return cudaGraphFailure_; }
   /// Device memory one run needs, in bytes as requested (the pool may round up): the

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,9 @@ struct DeviceInfo {
 
 class Gpu;
 
-/// Device memory from the stream-ordered pool. Freed (stream-ordered, no sync) when the last
-/// reference goes away.
+/// Device memory from the stream-ordered pool. Released when the last reference goes away: kept
+/// for the next allocation of the same size (Gpu::allocate), or freed stream-ordered. Either
+/// way no host sync, and the memory is reused only by work queued later on tg's stream.
 class DeviceBuffer {
  public:
   DeviceBuffer(Gpu* gpu, DevicePtr ptr, size_t bytes) : gpu_(gpu), ptr_(ptr), bytes_(bytes) {}
@@ -102,8 +104,11 @@ class Gpu {
 
   const DeviceInfo& info() const { return info_; }
 
-  /// Stream-ordered allocation: no host sync. Throws tg::OutOfMemoryError when the device is out
-  /// of memory (after waiting once for pending frees), naming the bytes asked for.
+  /// Stream-ordered allocation: no host sync. A buffer of exactly `bytes` released earlier is
+  /// handed back first (the last released first), without a driver call: a replayed function
+  /// whose previous result is gone then gets the same address again, and its CUDA graph needs
+  /// no new parameters. Throws tg::OutOfMemoryError when the device is out of memory (after
+  /// freeing the kept buffers and waiting once for pending frees), naming the bytes asked for.
   std::shared_ptr<DeviceBuffer> allocate(size_t bytes);
   /// Host -> device through pinned staging memory; returns once `src` may be reused.
   void copyToDevice(DevicePtr dst, const void* src, size_t bytes);
@@ -136,8 +141,13 @@ class Gpu {
   /// Free and total device memory in bytes.
   std::pair<size_t, size_t> memoryInfo();
 
+  /// Buffers released and kept for reuse, and their bytes (for tests and reports).
+  std::pair<size_t, size_t> keptBuffers();
+
   // Used by DeviceBuffer and Module.
-  void free(DevicePtr ptr);
+  /// Keeps the `bytes` at `ptr` for reuse by allocate(), or frees them (stream-ordered) when
+  /// kKeptBuffers are kept already.
+  void release(DevicePtr ptr, size_t bytes);
   void unload(void* module);
 
  private:
@@ -145,6 +155,8 @@ class Gpu {
   friend class CudaGraph;  // builds and launches graphs through the driver table
   Gpu() = default;
   void check(int result, const char* what);
+  /// Frees every kept buffer (stream-ordered).
+  void freeKept();
   void copyStaged(DevicePtr device, void* host, size_t bytes, bool toDevice);
 
   const void* driver_ = nullptr;  // CudaDriver
@@ -154,6 +166,16 @@ class Gpu {
   void* staging_ = nullptr;       // pinned host memory
   size_t stagingBytes_ = 0;
   void* stagingFree_ = nullptr;   // event: the last copy through staging has finished
+  // Released buffers kept for reuse, the last released at the back. Exact sizes only, so a
+  // buffer is never handed out larger than asked (reports and tests count exact bytes). The
+  // bound keeps a program of many sizes from holding memory the pool could share.
+  static constexpr size_t kKeptBuffers = 64;
+  struct Kept {
+    DevicePtr ptr;
+    size_t bytes;
+  };
+  std::mutex keptMutex_;  // buffers may be released on any thread
+  std::vector<Kept> kept_;
 };
 
 }  // namespace tg::rt
