@@ -6,10 +6,12 @@
 //               against the CPU), bit-identical to {.cuda_graphs = false}, also unfused (many
 //               kernels sharing the arena), a tensor-core matmul whose TMA maps are
 //               re-encoded for new buffers, with captured tensors and with tg::check; the
-//               report says which launches a graph uses.
+//               report says which launches a graph uses; a loop over its own result
+//               alternates two buffers that graph instances hold (no parameter updates).
 //  GpuMemory.*  device out-of-memory is a tg::OutOfMemoryError naming the function, the bytes
-//               and the call's line, and the process goes on; 100,000 calls leave host and
-//               device memory flat.
+//               and the call's line, and the process goes on; released buffers come back
+//               last-first and live ones never overlap; 100,000 calls leave host and device
+//               memory flat.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuCompare.h"
@@ -20,6 +22,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -353,6 +356,42 @@ TEST(GpuMemory, OutOfMemoryNamesFunctionBytesAndLineAndTheProcessGoesOn) {
   const size_t freeAfter = gpu.memoryInfo().first;
   EXPECT_LT(static_cast<double>(freeBefore) - static_cast<double>(freeAfter), 64.0 * (1 << 20))
       << "free device memory " << freeBefore << " -> " << freeAfter;
+}
+
+TEST(GpuMemory, ReleasedBuffersComeBackLastFirstAndNeverOverlap) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  tg::rt::Gpu& gpu = *tg::rt::Gpu::get();
+  for (size_t bytes : {size_t(1000), size_t(4096), size_t(3) << 20}) {
+    SCOPED_TRACE(std::to_string(bytes) + " bytes");
+    auto a = gpu.allocate(bytes);
+    const tg::rt::DevicePtr first = a->ptr();
+    a.reset();
+    auto b = gpu.allocate(bytes);
+    EXPECT_EQ(b->ptr(), first) << "the buffer just released comes back";
+    auto c = gpu.allocate(bytes);
+    EXPECT_NE(c->ptr(), b->ptr());
+    EXPECT_EQ(c->bytes(), bytes);
+  }
+  // Many live small buffers (more than one slab), each filled with its own byte: none overlaps
+  // another, and what a released one held does not leak into the others.
+  std::vector<std::shared_ptr<tg::rt::DeviceBuffer>> live;
+  const size_t n = 1500, bytes = 3000;  // 1500 x 3072 rounded: about 2.2 slabs
+  for (size_t i = 0; i < n; ++i) {
+    live.push_back(gpu.allocate(bytes));
+    gpu.fill(live.back()->ptr(), static_cast<uint8_t>(i % 251), bytes);
+    if (i % 7 == 3) {  // release some on the way; the next allocation reuses them
+      live.pop_back();
+      live.push_back(gpu.allocate(bytes));
+      gpu.fill(live.back()->ptr(), static_cast<uint8_t>(i % 251), bytes);
+    }
+  }
+  std::vector<uint8_t> host(bytes);
+  for (size_t i = 0; i < n; ++i) {
+    gpu.copyToHost(host.data(), live[i]->ptr(), bytes);
+    const size_t wrong = std::count_if(host.begin(), host.end(),
+                                       [&](uint8_t v) { return v != static_cast<uint8_t>(i % 251); });
+    ASSERT_EQ(wrong, 0u) << "buffer " << i << " was overwritten";
+  }
 }
 
 size_t residentBytes() {

@@ -79,6 +79,8 @@ Gpu* Gpu::get() {
     CUdevice dev;
     if ((r = d->cuDeviceGet(&dev, 0)) != CUDA_SUCCESS) return fail(r, "cuDeviceGet");
     auto* g = new Gpu();
+    if (const char* v = std::getenv("TG_NO_MEMORY_CACHING"); v && *v && std::string(v) != "0")
+      g->caching_ = false;
     g->driver_ = d;
     char name[256] = {};
     d->cuDeviceGetName(name, sizeof(name), dev);
@@ -130,19 +132,58 @@ void Gpu::check(int result, const char* what) {
                 cudaErrorText(driverOf(driver_), static_cast<CUresult>(result)));
 }
 
+namespace {
+size_t roundSmall(size_t bytes) { return (bytes + Gpu::kSmallAlign - 1) / Gpu::kSmallAlign * Gpu::kSmallAlign; }
+}  // namespace
+
 std::shared_ptr<DeviceBuffer> Gpu::allocate(size_t bytes) {
   if (bytes == 0) return std::make_shared<DeviceBuffer>(this, 0, 0);
+  DevicePtr ptr = 0;
+  if (!caching_)
+    ptr = driverAllocate(bytes);
+  else if (bytes <= kSmallBytes)
+    ptr = takeSmall(bytes);
+  else if (!(ptr = takeKept(bytes)))
+    ptr = driverAllocate(bytes);
+  return std::make_shared<DeviceBuffer>(this, ptr, bytes);
+}
+
+DevicePtr Gpu::takeSmall(size_t bytes) {
+  const size_t size = roundSmall(bytes);
   {
-    // Work queued on the stream before the release still sees the old contents; everything that
-    // uses the new owner's buffer is queued after it. One stream orders both.
     std::lock_guard<std::mutex> lock(keptMutex_);
-    for (size_t i = kept_.size(); i-- > 0;)
-      if (kept_[i].bytes == bytes) {
-        const DevicePtr ptr = kept_[i].ptr;
-        kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(i));
-        return std::make_shared<DeviceBuffer>(this, ptr, bytes);
-      }
+    if (auto it = smallFree_.find(size); it != smallFree_.end() && !it->second.empty()) {
+      const DevicePtr ptr = it->second.back();
+      it->second.pop_back();
+      return ptr;
+    }
+    if (slabEnd_ - slabNext_ >= size) {
+      const DevicePtr ptr = slabNext_;
+      slabNext_ += size;
+      return ptr;
+    }
   }
+  // A new slab (outside the lock: the driver call may wait for the stream). The old slab's
+  // rest stays unused.
+  const DevicePtr slab = driverAllocate(kSlabBytes);
+  std::lock_guard<std::mutex> lock(keptMutex_);
+  slabNext_ = slab + size;
+  slabEnd_ = slab + kSlabBytes;
+  return slab;
+}
+
+DevicePtr Gpu::takeKept(size_t bytes) {
+  std::lock_guard<std::mutex> lock(keptMutex_);
+  for (size_t i = kept_.size(); i-- > 0;)
+    if (kept_[i].bytes == bytes) {
+      const DevicePtr ptr = kept_[i].ptr;
+      kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(i));
+      return ptr;
+    }
+  return 0;
+}
+
+DevicePtr Gpu::driverAllocate(size_t bytes) {
   const CudaDriver& d = driverOf(driver_);
   CUdeviceptr ptr = 0;
   CUstream s = static_cast<CUstream>(stream_);
@@ -163,12 +204,16 @@ std::shared_ptr<DeviceBuffer> Gpu::allocate(size_t bytes) {
                            std::to_string(total) + " free");
   }
   check(r, "cuMemAllocAsync");
-  return std::make_shared<DeviceBuffer>(this, ptr, bytes);
+  return ptr;
 }
 
 void Gpu::release(DevicePtr ptr, size_t bytes) {
-  {
+  if (caching_) {
     std::lock_guard<std::mutex> lock(keptMutex_);
+    if (bytes <= kSmallBytes) {  // slab memory never goes back to the driver
+      smallFree_[roundSmall(bytes)].push_back(ptr);
+      return;
+    }
     if (kept_.size() < kKeptBuffers) {
       if (kept_.capacity() < kKeptBuffers) kept_.reserve(kKeptBuffers);
       kept_.push_back({ptr, bytes});
@@ -190,9 +235,13 @@ void Gpu::freeKept() {
 
 std::pair<size_t, size_t> Gpu::keptBuffers() {
   std::lock_guard<std::mutex> lock(keptMutex_);
-  size_t bytes = 0;
+  size_t count = kept_.size(), bytes = 0;
   for (const Kept& k : kept_) bytes += k.bytes;
-  return {kept_.size(), bytes};
+  for (const auto& [size, ptrs] : smallFree_) {
+    count += ptrs.size();
+    bytes += size * ptrs.size();
+  }
+  return {count, bytes};
 }
 
 std::pair<size_t, size_t> Gpu::memoryInfo() {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tg::rt {
@@ -104,11 +105,19 @@ class Gpu {
 
   const DeviceInfo& info() const { return info_; }
 
-  /// Stream-ordered allocation: no host sync. A buffer of exactly `bytes` released earlier is
-  /// handed back first (the last released first), without a driver call: a replayed function
-  /// whose previous result is gone then gets the same address again, and its CUDA graph needs
-  /// no new parameters. Throws tg::OutOfMemoryError when the device is out of memory (after
-  /// freeing the kept buffers and waiting once for pending frees), naming the bytes asked for.
+  /// Stream-ordered allocation: no host sync, and usually no driver call either:
+  ///  - small buffers (up to kSmallBytes) are carved from 2 MiB slabs, in kSmallAlign steps;
+  ///    released ones go to a free list per size and are never returned to the driver (the
+  ///    memory stays reserved for tg's small buffers, at most what was live at once);
+  ///  - a large buffer of exactly `bytes` released earlier is handed back (up to kKeptBuffers
+  ///    are kept); otherwise cuMemAllocAsync from the stream-ordered pool.
+  /// Either way the last released buffer of a size is reused first: a replayed function whose
+  /// previous result is gone gets the same address again, and its CUDA graph needs no new
+  /// parameters. Memory is reused only by work queued later on tg's one stream, after all work
+  /// queued before the release. TG_NO_MEMORY_CACHING=1 sends every allocation and release to
+  /// the driver (for memory checkers). Throws tg::OutOfMemoryError when the device is out of
+  /// memory (after freeing the kept large buffers and waiting once for pending frees), naming
+  /// the bytes asked for.
   std::shared_ptr<DeviceBuffer> allocate(size_t bytes);
   /// Host -> device through pinned staging memory; returns once `src` may be reused.
   void copyToDevice(DevicePtr dst, const void* src, size_t bytes);
@@ -144,9 +153,14 @@ class Gpu {
   /// Buffers released and kept for reuse, and their bytes (for tests and reports).
   std::pair<size_t, size_t> keptBuffers();
 
+  static constexpr size_t kSmallBytes = size_t(1) << 20;
+  static constexpr size_t kSmallAlign = 512;
+  static constexpr size_t kSlabBytes = size_t(2) << 20;
+  static constexpr size_t kKeptBuffers = 64;
+
   // Used by DeviceBuffer and Module.
-  /// Keeps the `bytes` at `ptr` for reuse by allocate(), or frees them (stream-ordered) when
-  /// kKeptBuffers are kept already.
+  /// Keeps the `bytes` at `ptr` for reuse by allocate() (see there), or frees them
+  /// (stream-ordered).
   void release(DevicePtr ptr, size_t bytes);
   void unload(void* module);
 
@@ -155,7 +169,15 @@ class Gpu {
   friend class CudaGraph;  // builds and launches graphs through the driver table
   Gpu() = default;
   void check(int result, const char* what);
-  /// Frees every kept buffer (stream-ordered).
+  /// cuMemAllocAsync, retried once after freeing the kept large buffers and waiting; throws
+  /// tg::OutOfMemoryError.
+  DevicePtr driverAllocate(size_t bytes);
+  /// A small buffer: from its size's free list, else from the current slab (a new one when
+  /// the rest is too short).
+  DevicePtr takeSmall(size_t bytes);
+  /// A kept large buffer of exactly `bytes`, or 0.
+  DevicePtr takeKept(size_t bytes);
+  /// Frees every kept large buffer (stream-ordered).
   void freeKept();
   void copyStaged(DevicePtr device, void* host, size_t bytes, bool toDevice);
 
@@ -166,16 +188,19 @@ class Gpu {
   void* staging_ = nullptr;       // pinned host memory
   size_t stagingBytes_ = 0;
   void* stagingFree_ = nullptr;   // event: the last copy through staging has finished
-  // Released buffers kept for reuse, the last released at the back. Exact sizes only, so a
-  // buffer is never handed out larger than asked (reports and tests count exact bytes). The
-  // bound keeps a program of many sizes from holding memory the pool could share.
-  static constexpr size_t kKeptBuffers = 64;
+  bool caching_ = true;  // false: TG_NO_MEMORY_CACHING
+  std::mutex keptMutex_;  // buffers may be released on any thread; guards what follows
+  // Released large buffers, the last released at the back. Exact sizes only, so a large
+  // buffer is never handed out larger than asked. The bound keeps a program of many sizes
+  // from holding memory the pool could share.
   struct Kept {
     DevicePtr ptr;
     size_t bytes;
   };
-  std::mutex keptMutex_;  // buffers may be released on any thread
   std::vector<Kept> kept_;
+  // Small buffers: free lists by rounded size, and the unused rest of the current slab.
+  std::unordered_map<size_t, std::vector<DevicePtr>> smallFree_;
+  DevicePtr slabNext_ = 0, slabEnd_ = 0;
 };
 
 }  // namespace tg::rt
