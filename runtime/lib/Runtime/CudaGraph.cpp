@@ -122,9 +122,12 @@ void CudaGraph::launch(LaunchParams& params) {
     if (instances_.size() < kInstances) {
       chosen = &addInstance();
     } else {
+      // The most recently launched instance takes the new values: a cycle over more buffer
+      // sets than kInstances then still hits in the others (least-recently-used would miss
+      // on every call of such a cycle).
       chosen = &instances_.front();
       for (Instance& i : instances_)
-        if (i.lastLaunch < chosen->lastLaunch) chosen = &i;
+        if (i.lastLaunch > chosen->lastLaunch) chosen = &i;
     }
     update(*chosen, params);
   }

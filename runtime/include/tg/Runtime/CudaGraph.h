@@ -10,7 +10,7 @@
 //
 // Up to kInstances executable instances of the graph are kept, each remembering the parameter
 // bytes it holds. A call launches the instance that already holds its parameters; only when none
-// does, the least recently launched one gets the new values of the nodes that differ
+// does, the most recently launched one gets the new values of the nodes that differ
 // (cuGraphExecKernelNodeSetParams; nothing is re-captured), or a new instance is made while
 // fewer than kInstances exist. So a loop that alternates between a few buffer sets (two result
 // buffers recycled by Gpu::allocate, a few inputs in rotation) costs one cuGraphLaunch per call
