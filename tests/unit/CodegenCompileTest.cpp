@@ -336,6 +336,24 @@ TEST(KernelCount, BiasAddGeluIsOneKernel) {
   }
 }
 
+TEST(KernelCount, MatmulEpilogueReadsByRowAndColumn) {
+  // x[2, 128, 64] @ w[64, 96] + bias[96] + residual[2, 128, 96]: one wgmma kernel whose
+  // epilogue reads the bias at the column alone (the same expression for every row a thread
+  // holds, so it is loaded once per column) and the residual at the linear index.
+  auto f = tg::jit([](const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& r) {
+    return tg::gelu(tg::matmul(x, w) + bias) + r;
+  });
+  const DType d = DType::BF16;
+  Compiled c = compileIr(f.trace_ir(tg::TensorSpec{{2, 128, 64}, d}, tg::TensorSpec{{64, 96}, d},
+                                    tg::TensorSpec{{96}, d}, tg::TensorSpec{{2, 128, 96}, d}));
+  ASSERT_EQ(c.plan.kernels.size(), 1u) << c.plan.str();
+  const std::string& source = c.plan.kernels[0].source;
+  ASSERT_NE(source.find("wgmma"), std::string::npos) << source;
+  EXPECT_NE(source.find("in2[n]"), std::string::npos) << "the bias, by column\n" << source;
+  EXPECT_NE(source.find("in3[i]"), std::string::npos) << "the residual, by linear index\n" << source;
+  if (requireNvrtc()) EXPECT_EQ(nvrtcAll(c.plan), 1) << "compiled for sm_90a";
+}
+
 TEST(KernelCount, SumOfExpIsTwoKernels) {
   auto f = tg::jit([](const Tensor& x) { return tg::sum(tg::exp(x)); });
   Compiled c = compileIr(f.trace_ir(tg::TensorSpec{{4096}, DType::F32}));

@@ -4,8 +4,10 @@
 // that consume its result (bias, activation, residual, scale, cast). The epilogue computes
 // those ops on each pair of accumulators a thread holds, (m, n) and (m, n + 1): the matmul's
 // value is the f32 accumulator (rounded only where it is stored, like every intermediate of a
-// fused kernel), other inputs are read at the element's index through their layout chains (a
-// bias [N] is a broadcast read), and every yielded value is stored, a pair at a time.
+// fused kernel), other inputs are read at the element's index through their layout chains, and
+// every yielded value is stored, a pair at a time. Reads are indexed by the element's batch,
+// row and column (b, m, n), not by its linear index: a bias [N] is then read at `n`, the same
+// expression for every row a thread holds, so the compiler loads it once per column.
 //
 //===----------------------------------------------------------------------===//
 #include "GemmEmission.h"
@@ -40,11 +42,21 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
   std::string sfx;
   const std::string index = indexType(numel + 64, sfx);
   os << "  typedef " << index << " EIndex;\n";
-  // compute(i, acc, r...): the fused ops for one element (linear index i), into the results.
-  os << "  __device__ __forceinline__ void compute(EIndex i, float acc";
+  // The element's indices over the matmul's shape [batch..., M, N]: b (the batch dims, flat),
+  // m, n, and i, the linear index they make.
+  const int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  const int64_t batches = numel / std::max<int64_t>(1, rows * cols);
+  DimIndices element = delinearize(IndexExpr::var("b", batches),
+                                   Shape(shape.begin(), shape.end() - 2));
+  element.dims.push_back(IndexExpr::var("m", rows));
+  element.dims.push_back(IndexExpr::var("n", cols));
+  element.shape = shape;
+  element.linear = std::make_shared<IndexExpr>(IndexExpr::var("i", numel));
+  // compute(i, b, m, n, acc, r...): the fused ops for one element, into the results.
+  os << "  __device__ __forceinline__ void compute(EIndex i, EIndex b, EIndex m, EIndex n, float acc";
   for (unsigned j = 0; j < yield.getNumOperands(); ++j)
     os << ", " << computeType(dtypeOfValue(yield.getOperand(j))) << "& r" << j;
-  os << ") const {\n    (void)i;\n";
+  os << ") const {\n    (void)i, (void)b, (void)m, (void)n;\n";
   llvm::DenseMap<Value, std::string> names;
   names[mm.getResult()] = "acc";
   int counter = 0;
@@ -60,12 +72,13 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
       return n;
     }
     if (!isa<BlockArgument>(chain.root)) return failure();
-    // An input read at this element's index through its layout chain.
+    // An input read at this element's index through its layout chain: from (b, m, n) when the
+    // value has the matmul's shape, else from the linear index.
     Value root;
     auto vt = cast<RankedTensorType>(v.getType());
+    const Shape vShape(vt.getShape().begin(), vt.getShape().end());
     DimIndices idx = mapToRoot(
-        v, delinearize(IndexExpr::var("i", numel), Shape(vt.getShape().begin(), vt.getShape().end())),
-        root);
+        v, vShape == shape ? element : delinearize(IndexExpr::var("i", numel), vShape), root);
     const DType dt = dtypeOfValue(v);
     std::string n = "e";  // (not "e" + ...: GCC 12 warns wrongly of overlapping copies there)
     n += std::to_string(counter++);
@@ -116,9 +129,9 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
      << "    const EIndex i = ((EIndex)b * (EIndex)kM + (EIndex)m) * (EIndex)kN + (EIndex)n;\n";
   for (unsigned j = 0; j < results; ++j)
     os << "    " << computeType(resultType(j)) << " x" << j << ", y" << j << ";\n";
-  os << "    compute(i, v0";
+  os << "    compute(i, (EIndex)b, (EIndex)m, (EIndex)n, v0";
   for (unsigned j = 0; j < results; ++j) os << ", x" << j;
-  os << ");\n    compute(i + 1, v1";
+  os << ");\n    compute(i + 1, (EIndex)b, (EIndex)m, (EIndex)n + 1, v1";
   for (unsigned j = 0; j < results; ++j) os << ", y" << j;
   os << ");\n";
   for (unsigned j = 0; j < results; ++j)
@@ -142,7 +155,8 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
        << "    if (kCheck && (m >= kM || n >= kN)) return 0u;\n"
        << "    const EIndex i = ((EIndex)b * (EIndex)kM + (EIndex)m) * (EIndex)kN + (EIndex)n;\n"
        << "    " << computeType(rt) << " x0, y0 = 0;\n"
-       << "    compute(i, v0, x0);\n    if (!kCheck || n + 1 < kN) compute(i + 1, v1, y0);\n"
+       << "    compute(i, (EIndex)b, (EIndex)m, (EIndex)n, v0, x0);\n"
+       << "    if (!kCheck || n + 1 < kN) compute(i + 1, (EIndex)b, (EIndex)m, (EIndex)n + 1, v1, y0);\n"
        << "    return " << pack.str() << ";\n  }\n";
   }
   // store(b, m, n, v): one element (the CUDA-core path).
@@ -150,7 +164,7 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
      << "    const EIndex i = ((EIndex)b * (EIndex)kM + (EIndex)m) * (EIndex)kN + (EIndex)n;\n";
   for (unsigned j = 0; j < results; ++j)
     os << "    " << computeType(resultType(j)) << " x" << j << ";\n";
-  os << "    compute(i, v";
+  os << "    compute(i, (EIndex)b, (EIndex)m, (EIndex)n, v";
   for (unsigned j = 0; j < results; ++j) os << ", x" << j;
   os << ");\n";
   for (unsigned j = 0; j < results; ++j)
