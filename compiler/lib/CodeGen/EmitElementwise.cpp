@@ -24,6 +24,14 @@ namespace tg::codegen {
 
 namespace {
 
+/// `prefix` followed by `n` ("r0", "in3"). Built by appending: GCC 12 warns, wrongly, of
+/// overlapping copies in `"r" + std::to_string(n)` once inlined here.
+std::string numbered(const char* prefix, long long n) {
+  std::string s = prefix;
+  s += std::to_string(n);
+  return s;
+}
+
 bool isSplat(Value v) {
   auto c = v.getDefiningOp<ir::ConstantOp>();
   auto d = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
@@ -105,7 +113,7 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   os << ") const {\n";
   os << "    (void)i;\n";
   for (unsigned i = 0; i < numInputs; ++i)
-    if (identity[i]) names[body.getArgument(i)] = "a" + std::to_string(i);
+    if (identity[i]) names[body.getArgument(i)] = numbered("a", i);
   int counter = 0;
   for (Value v : mappedValues) {
     Value root;
@@ -113,10 +121,10 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
         cast<RankedTensorType>(v.getType()).getShape().begin(),
         cast<RankedTensorType>(v.getType()).getShape().end())), root);
     auto arg = cast<BlockArgument>(root);
-    std::string n = "m" + std::to_string(counter++);
+    std::string n = numbered("m", counter++);
     DType dt = dtypeOfValue(v);
     os << "    const " << computeType(dt) << " " << n << " = "
-       << loadConvert(dt, "in" + std::to_string(arg.getArgNumber()) + "[" +
+       << loadConvert(dt, numbered("in", arg.getArgNumber()) + "[" +
                               linearize(idx).str(sfx) + "]")
        << ";\n";
     names[v] = n;
@@ -143,7 +151,7 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
       if (n == "/*unresolved*/0") return op.emitOpError("has an operand the emitter cannot read");
       operands.push_back(n);
     }
-    std::string n = "v" + std::to_string(counter++);
+    std::string n = numbered("v", counter++);
     os << elementwiseLine(&op, *d, operands, n, options.precision);
     names[op.getResult(0)] = n;
   }
@@ -161,11 +169,11 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   os << "    compute(i";
   for (unsigned i = 0; i < numInputs; ++i)
     if (identity[i])
-      os << ", " << loadConvert(dtypeOfValue(body.getArgument(i)), "in" + std::to_string(i) + "[i]");
+      os << ", " << loadConvert(dtypeOfValue(body.getArgument(i)), numbered("in", i) + "[i]");
   for (unsigned j = 0; j < yield.getNumOperands(); ++j) os << ", r" << j;
   os << ");\n";
   for (unsigned j = 0; j < yield.getNumOperands(); ++j)
-    os << "    out" << j << "[i] = " << storeConvert(dtypeOfValue(yield.getOperand(j)), "r" + std::to_string(j))
+    os << "    out" << j << "[i] = " << storeConvert(dtypeOfValue(yield.getOperand(j)), numbered("r", j))
        << ";\n";
   os << "  }\n";
 
@@ -197,7 +205,7 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   for (unsigned j = 0; j < yield.getNumOperands(); ++j) os << ", r" << j;
   os << ");\n";
   for (unsigned j = 0; j < yield.getNumOperands(); ++j)
-    os << "      y" << j << "[e] = " << storeConvert(dtypeOfValue(yield.getOperand(j)), "r" + std::to_string(j))
+    os << "      y" << j << "[e] = " << storeConvert(dtypeOfValue(yield.getOperand(j)), numbered("r", j))
        << ";\n";
   os << "    }\n";
   for (unsigned j = 0; j < yield.getNumOperands(); ++j)
