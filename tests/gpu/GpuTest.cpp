@@ -472,6 +472,7 @@ tg::rt::Plan planFor(const std::string& ir, tg::rt::Gpu& gpu) {
   tg::compiler::PipelineOptions options;
   options.arch = gpu.info().arch();
   options.smCount = gpu.info().smCount;
+  options.tuning = tg::codegen::tuningFromEnvironment();  // TG_MATMUL_PATH, as the jit does
   return tg::compiler::compile(*module, options);
 }
 

@@ -164,6 +164,7 @@ tg::compiler::PipelineOptions pipelineOptions(const Args& a, tg::rt::Gpu* gpu) {
   tg::compiler::PipelineOptions p;
   p.fuse = a.fuse;
   p.precision = a.precision;
+  p.tuning = tg::codegen::tuningFromEnvironment();
   if (gpu) {
     p.arch = gpu->info().arch();
     p.smCount = gpu->info().smCount;

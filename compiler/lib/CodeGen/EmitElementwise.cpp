@@ -15,7 +15,6 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <sstream>
 
 using namespace mlir;
@@ -213,26 +212,20 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   os << "  }\n};\n";
 
   // Vector steps per thread whose loads are issued together: 32 bytes per input for 4-byte
-  // types, 64 for 16-bit ones (measured best on an H200, benchmarks/RESULTS.md). TG_UNROLL
-  // overrides it (a tuning knob).
-  // TG_BLOCK (threads per block) and TG_CACHE_HINT (see tg_ld16 in prelude.cuh) are tuning
-  // knobs too; they change the source, so the kernel cache keeps variants apart.
-  int block = 256;
-  if (const char* env = std::getenv("TG_BLOCK"); env && *env)
-    block = std::clamp(std::atoi(env) / 32 * 32, 32, 1024);
-  int cacheHint = 0;
-  if (const char* env = std::getenv("TG_CACHE_HINT"); env && *env)
-    cacheHint = std::clamp(std::atoi(env), 0, 2);
-  int unroll = narrowest >= 4 ? 2 : 4;
-  if (const char* env = std::getenv("TG_UNROLL"); env && *env)
-    unroll = std::max(1, std::atoi(env));
+  // types, 64 for 16-bit ones (measured best on an H200, benchmarks/RESULTS.md). The threads
+  // per block, the steps and the cache operator (tg_ld16 in prelude.cuh) are tuning knobs
+  // (Tuning.h: TG_BLOCK, TG_UNROLL, TG_CACHE_HINT).
+  const Tuning& tuning = options.tuning;
+  const int block = tuning.elementwiseBlock > 0 ? std::clamp(tuning.elementwiseBlock / 32 * 32, 32, 1024) : 256;
+  const int cacheHint = std::clamp(tuning.cacheHint, 0, 2);
+  const int unroll = tuning.elementwiseUnroll > 0 ? tuning.elementwiseUnroll : narrowest >= 4 ? 2 : 4;
   int64_t steps = (numel + int64_t(vec) * unroll - 1) / (int64_t(vec) * unroll);
   // Blocks per SM. 0 (the default) sizes the grid to cover the data in one pass: many short
   // blocks keep loads in flight while others compute, measured 4-11% faster on an H200 than
   // grid-stride loops over 4, 8 or 16 resident blocks per SM (benchmarks/RESULTS.md).
-  // TG_BLOCKS_PER_SM > 0 caps the grid at that many blocks per SM (grid-stride).
-  int64_t perSm = 0;
-  if (const char* env = std::getenv("TG_BLOCKS_PER_SM"); env && *env) perSm = std::atoll(env);
+  // Tuning::blocksPerSm > 0 (TG_BLOCKS_PER_SM) caps the grid at that many blocks per SM
+  // (grid-stride).
+  const int64_t perSm = tuning.blocksPerSm;
   int64_t blocks = (steps + block - 1) / block;
   if (perSm > 0) blocks = std::min<int64_t>(blocks, int64_t(options.smCount) * perSm);
   blocks = std::max<int64_t>(blocks, 1);

@@ -17,7 +17,6 @@
 #include "tg/Transforms/LayoutChain.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <sstream>
 
 using namespace mlir;
@@ -149,10 +148,9 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   e.kernel.name = name;
   e.kernel.summary = summary.str();
   std::ostringstream defines;
-  // TG_GEMM_GROUP (a tuning knob): tile rows per group of the tile order (default 8; 4 and 16
-  // measured no better on the H200).
-  if (const char* env = std::getenv("TG_GEMM_GROUP"); env && *env)
-    defines << "#define TG_GROUP_M " << std::atoi(env) << "\n";
+  // Tile rows per group of the tile order: the template's 8 unless Tuning::gemmGroupM
+  // (TG_GEMM_GROUP) says otherwise (4 and 16 measured no better on the H200).
+  if (options.tuning.gemmGroupM > 0) defines << "#define TG_GROUP_M " << options.tuning.gemmGroupM << "\n";
   defines << "#define TG_BM " << bm << "\n#define TG_BN " << bn << "\n#define TG_BK " << bk
           << "\n#define TG_STAGES " << stages << "\n#define TG_A_KMAJOR " << (transA ? 0 : 1)
           << "\n#define TG_B_KMAJOR " << (transB ? 1 : 0) << "\n#define TG_RANK_A "
@@ -163,12 +161,12 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   // Persistent: at most one CTA per SM (the shared memory allows no more), tiles walked in turn.
   // The fewest CTAs that still finish in the same number of rounds: every CTA gets the same
   // number of tiles (1024 tiles: 128 CTAs x 8, not 132 with some idle in the last round),
-  // measured 0.5-2% faster on the H200. TG_GEMM_CTAS overrides it (a tuning knob).
+  // measured 0.5-2% faster on the H200. Tuning::gemmCtas (TG_GEMM_CTAS) overrides it.
   const int64_t tiles = tilesM * tilesN * batch;
   const int64_t sms = std::max(1, options.smCount);
   const int64_t rounds = (tiles + sms - 1) / sms;
   int64_t ctas = (tiles + rounds - 1) / rounds;
-  if (const char* env = std::getenv("TG_GEMM_CTAS"); env && *env) ctas = std::max(1, std::atoi(env));
+  if (options.tuning.gemmCtas > 0) ctas = options.tuning.gemmCtas;
   e.dims.grid[0] = static_cast<uint32_t>(std::min<int64_t>(tiles, ctas));
   e.dims.block[0] = 384;
   // The stages, the epilogue's buffers, 1 KiB to align them, two mbarriers per stage and, for

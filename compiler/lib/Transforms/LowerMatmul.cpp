@@ -82,10 +82,17 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    std::string forced;
-    if (const char* env = std::getenv("TG_MATMUL_PATH")) forced = env;
-    std::string forcedSchedule;  // TG_GEMM_SCHEDULE=pingpong: a tuning knob
-    if (const char* env = std::getenv("TG_GEMM_SCHEDULE")) forcedSchedule = env;
+    const std::string forced = forcePath, forcedSchedule = forceSchedule;
+    if (!forced.empty() && forced != "mma_sync" && forced != "simt") {
+      getOperation().emitError("tg-lower-matmul: path '")
+          << forced << "' is not mma_sync or simt (TG_MATMUL_PATH sets it)";
+      return signalPassFailure();
+    }
+    if (!forcedSchedule.empty() && forcedSchedule != "cooperative" && forcedSchedule != "pingpong") {
+      getOperation().emitError("tg-lower-matmul: schedule '")
+          << forcedSchedule << "' is not cooperative or pingpong (TG_GEMM_SCHEDULE sets it)";
+      return signalPassFailure();
+    }
     getOperation().walk([&](ir::FusionOp fusion) {
       if (fusion.getKind() != ir::FusionKind::gemm) return;
       ir::MatmulOp matmul;
@@ -108,7 +115,7 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
       const std::string notMma = whyNotMmaSync(matmul, arch, tf32);
       std::string path, why;
       if (forced == "simt") {
-        path = "simt", why = "TG_MATMUL_PATH=simt";
+        path = "simt", why = "forced (path=simt, TG_MATMUL_PATH)";
       } else if (forced == "mma_sync" && notMma.empty()) {
         path = "mma_sync";
       } else if (notWgmma.empty()) {

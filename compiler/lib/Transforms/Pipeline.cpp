@@ -46,6 +46,8 @@ std::vector<PipelineStage> pipelineStages(const PipelineOptions& o) {
          lower.arch = o.arch;
          // TF32 multiplies f32 matmuls with 10-bit mantissas; Accurate keeps them in f32.
          lower.tf32 = o.precision != Precision::Accurate;
+         lower.forcePath = o.tuning.matmulPath;
+         lower.forceSchedule = o.tuning.gemmSchedule;
          pm.addNestedPass<func::FuncOp>(createTgLowerMatmul(lower));
        }},
       {"plan", [](OpPassManager& pm) { pm.addNestedPass<func::FuncOp>(createTgPlanKernels()); }},
@@ -71,13 +73,18 @@ FailureOr<rt::Plan> compileToPlan(ModuleOp module, const PipelineOptions& option
   cg.arch = options.arch;
   cg.smCount = options.smCount;
   cg.precision = options.precision;
+  cg.tuning = options.tuning;
   return codegen::emitPlan(*funcs.begin(), cg);
 }
 
 void registerPasses() {
   tg::registerTgPasses();
   PassPipelineRegistration<>("tg-pipeline", "tg's steps 1-5 (IR to planned kernels)",
-                             [](OpPassManager& pm) { buildPipeline(pm, PipelineOptions()); });
+                             [](OpPassManager& pm) {
+                               PipelineOptions options;
+                               options.tuning = codegen::tuningFromEnvironment();
+                               buildPipeline(pm, options);
+                             });
 }
 
 }  // namespace tg::compiler

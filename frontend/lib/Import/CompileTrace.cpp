@@ -122,6 +122,7 @@ compiler::PipelineOptions pipelineOptions(const JitOptions& options, rt::Gpu* gp
   compiler::PipelineOptions p;
   p.fuse = options.fuse;
   p.precision = options.precision;
+  p.tuning = codegen::tuningFromEnvironment();
   if (gpu) {
     p.arch = gpu->info().arch();
     p.smCount = gpu->info().smCount;

@@ -1,8 +1,16 @@
 // RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a}))' | FileCheck %s
 // RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_80}))' | FileCheck %s --check-prefix=SM80
 // RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_80 tf32=false}))' | FileCheck %s --check-prefix=ACCURATE
-// RUN: env TG_GEMM_SCHEDULE=pingpong tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a}))' | FileCheck %s --check-prefix=PINGPONG
-// RUN: env TG_MATMUL_PATH=mma_sync tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a}))' | FileCheck %s --check-prefix=FORCED
+// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a schedule=pingpong}))' | FileCheck %s --check-prefix=PINGPONG
+// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a path=mma_sync}))' | FileCheck %s --check-prefix=FORCED
+// RUN: env TG_MATMUL_PATH=mma_sync tg-opt %s -split-input-file --tg-pipeline | FileCheck %s --check-prefix=ENV
+// RUN: not tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-lower-matmul{path=fast}))' 2>&1 | FileCheck %s --check-prefix=BADPATH
+// RUN: not tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-lower-matmul{schedule=zigzag}))' 2>&1 | FileCheck %s --check-prefix=BADSCHEDULE
+// ENV-LABEL: func.func @large_bf16
+// ENV: tg.fusion gemm
+// ENV-SAME: tg.path = "mma_sync"
+// BADPATH: path 'fast' is not mma_sync or simt
+// BADSCHEDULE: schedule 'zigzag' is not cooperative or pingpong
 //
 // Each gemm kernel records its path and tile.
 //  - sm_90a, bf16/f16 operands whose rows TMA can address: the wgmma path, cooperative,
@@ -14,7 +22,8 @@
 //  - Everything else (unaligned rows; f32 when tf32=false, as Precision::Accurate sets it):
 //    the simt path, with the reason: 64x64 tiles for large problems, 32x32 for small ones so
 //    that the grid still fills the device.
-//  - TG_MATMUL_PATH=mma_sync forces the mma_sync path where its conditions hold.
+//  - path=mma_sync (TG_MATMUL_PATH=mma_sync for tg-pipeline, the jit and tgc) forces the
+//    mma_sync path where its conditions hold.
 
 // CHECK-LABEL: func.func @large_bf16
 // CHECK: tg.fusion gemm

@@ -1,6 +1,7 @@
 //===- EmitPlan.h - Step 6: CUDA C++ for every kernel, and the runtime Plan ===//
 #pragma once
 
+#include "tg/CodeGen/Tuning.h"
 #include "tg/Runtime/Plan.h"
 #include "tg/Support/Precision.h"
 
@@ -14,6 +15,7 @@ struct CodeGenOptions {
   std::string arch = "sm_90a";  ///< NVRTC target (decides which templates are legal).
   int smCount = 132;            ///< Grids are sized from this (H200: 132).
   Precision precision = Precision::Auto;
+  Tuning tuning;  ///< launch-shape knobs (defaults: the measured best)
 };
 
 /// Generates one kernel per tg.fusion of `func` (which the tg-plan pass has annotated) and

@@ -56,13 +56,19 @@ def TgLowerMatmul : Pass<"tg-lower-matmul", "mlir::func::FuncOp"> {
     sm_80 and newer for bf16/f16 and for f32 as TF32, `simt` for the rest, with
     `tg.path_reason`), the tile (block M, N, K) and the pipeline stages, chosen from the target,
     the dtype, the operands' alignment and the problem shape, as attributes the dump shows and
-    the code generator reads. `TG_MATMUL_PATH=mma_sync|simt` in the environment forces that
-    path where its conditions hold (for testing one path on any GPU).
+    the code generator reads. `path=mma_sync|simt` forces that path where its conditions hold
+    (for testing one path on any GPU; TG_MATMUL_PATH sets it for the jit, tgc and
+    tg-pipeline); `schedule=cooperative|pingpong` picks the wgmma consumer schedule
+    (TG_GEMM_SCHEDULE). Other values are an error.
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"", "NVRTC target">,
     Option<"tf32", "tf32", "bool", /*default=*/"true",
            "f32 matmuls may multiply on the tensor cores as TF32 (false: Precision::Accurate)">,
+    Option<"forcePath", "path", "std::string", /*default=*/"\"\"",
+           "force this path where it applies: mma_sync or simt (empty: choose)">,
+    Option<"forceSchedule", "schedule", "std::string", /*default=*/"\"\"",
+           "wgmma consumer schedule: cooperative or pingpong (empty: cooperative)">,
   ];
 }
 

@@ -1,6 +1,7 @@
 //===- Pipeline.h - tg's compilation pipeline, step by step ---------------===//
 #pragma once
 
+#include "tg/CodeGen/Tuning.h"
 #include "tg/Runtime/Plan.h"
 #include "tg/Support/Precision.h"
 
@@ -18,6 +19,8 @@ struct PipelineOptions {
   std::string arch = "sm_90a";   ///< NVRTC target
   int smCount = 132;             ///< SMs of the target device (grid sizing)
   Precision precision = Precision::Auto;
+  /// Testing and tuning knobs (Tuning.h); entry points fill it from tuningFromEnvironment().
+  codegen::Tuning tuning;
 };
 
 /// One numbered step of the pipeline: its name (as `tgc dump --stage` spells it) and passes.

@@ -1,0 +1,35 @@
+//===- Tuning.h - Knobs for testing and tuning the generated kernels ------===//
+//
+// Every field's default (empty or 0) means "the measured default": nothing here is needed to
+// use tg. The knobs exist to test one matmul path on any GPU and to sweep launch shapes on the
+// GPU machine (scripts/gpu-run.sh sweep). They change the generated source, so the kernel
+// cache keeps the variants apart. The passes and emitters take them as options; only
+// tuningFromEnvironment() reads the environment (the jit frontend, tgc and tg-opt's
+// tg-pipeline call it). Free of MLIR.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <string>
+
+namespace tg::codegen {
+
+struct Tuning {
+  /// TG_MATMUL_PATH: "mma_sync" or "simt" makes every matmul take that path where its
+  /// conditions hold (tg-lower-matmul's `path` option).
+  std::string matmulPath;
+  /// TG_GEMM_SCHEDULE: "cooperative" or "pingpong" for wgmma matmuls (tg-lower-matmul's
+  /// `schedule` option).
+  std::string gemmSchedule;
+  int gemmGroupM = 0;        ///< TG_GEMM_GROUP: tile rows per group of the wgmma tile order
+  int gemmCtas = 0;          ///< TG_GEMM_CTAS: CTAs of a wgmma matmul
+  int elementwiseBlock = 0;  ///< TG_BLOCK: threads per block of elementwise kernels
+  int elementwiseUnroll = 0; ///< TG_UNROLL: vector steps per thread whose loads issue together
+  int cacheHint = 0;         ///< TG_CACHE_HINT: 0-2, the load cache operator (tg_ld16)
+  int blocksPerSm = 0;       ///< TG_BLOCKS_PER_SM: > 0 caps elementwise grids (grid-stride)
+};
+
+/// The knobs set in the environment (unset or empty variables keep the defaults).
+Tuning tuningFromEnvironment();
+
+}  // namespace tg::codegen

@@ -1,0 +1,33 @@
+//===- Tuning.cpp - The TG_* tuning knobs, read from the environment ------===//
+#include "tg/CodeGen/Tuning.h"
+
+#include <cstdlib>
+
+namespace tg::codegen {
+
+namespace {
+
+void readString(const char* name, std::string& out) {
+  if (const char* v = std::getenv(name); v && *v) out = v;
+}
+
+void readInt(const char* name, int& out) {
+  if (const char* v = std::getenv(name); v && *v) out = std::atoi(v);
+}
+
+}  // namespace
+
+Tuning tuningFromEnvironment() {
+  Tuning t;
+  readString("TG_MATMUL_PATH", t.matmulPath);
+  readString("TG_GEMM_SCHEDULE", t.gemmSchedule);
+  readInt("TG_GEMM_GROUP", t.gemmGroupM);
+  readInt("TG_GEMM_CTAS", t.gemmCtas);
+  readInt("TG_BLOCK", t.elementwiseBlock);
+  readInt("TG_UNROLL", t.elementwiseUnroll);
+  readInt("TG_CACHE_HINT", t.cacheHint);
+  readInt("TG_BLOCKS_PER_SM", t.blocksPerSm);
+  return t;
+}
+
+}  // namespace tg::codegen
