@@ -206,6 +206,27 @@ __device__ __forceinline__ void tg_mma_kblock(float (&d)[TG_BN / 2], unsigned a,
   }
 }
 
+// One k-block from ring stage s, for both schedules: wait until the producer has filled the
+// stage (`parity`: the phase of its full barrier), multiply rows [64 r, 64 r + 64) for each
+// r in [firstRow, firstRow + kRows) into d[r - firstRow], keep this batch in flight, and hand
+// the previous batch's stage (`prev`, -1 for none) back to the producer: with at most one
+// batch pending, the previous one is done.
+template <int kRows>
+__device__ __forceinline__ void tg_consume_kblock(float (&d)[kRows][TG_BN / 2], int firstRow,
+                                                  unsigned aBase, unsigned bBase, unsigned barBase,
+                                                  int s, unsigned parity, bool first, int& prev,
+                                                  int t) {
+  tg_mbar_wait(barBase + 8 * s, parity);
+  const unsigned a = aBase + s * kTgAStageBytes, b = bBase + s * kTgBStageBytes;
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) tg_mma_kblock(d[r], a, b, firstRow + r, first);
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+  if (prev >= 0 && t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));
+  prev = s;
+}
+
 // Persistent: the grid is at most one CTA per SM and each CTA walks tiles blockIdx.x,
 // blockIdx.x + gridDim.x, ... The producer loads the k-blocks of those tiles in order into the
 // ring. Two consumer schedules (TG_PINGPONG):
@@ -278,39 +299,28 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // the ring within one phase of the barrier (a waiter further ahead could take an old phase
   // of the same parity for its own).
   const unsigned order = barBase + 16 * TG_STAGES;  // order[0], order[1]
-  float d0[TG_BN / 2], d1[TG_BN / 2];
+  float d[2][TG_BN / 2];  // both 64-row halves of each tile
   for (int j = c, tile = blockIdx.x + c * gridDim.x; tile < kTiles; j += 2, tile += 2 * gridDim.x) {
     int m0, n0, batch;
     tg_tile_coords(tile, m0, n0, batch);
     if (j > 0) tg_mbar_wait(order + 8 * c, ((j - 1) / 2) & 1);
     int prev = -1;
-    for (int kt = 0, g = j * kTilesK; kt < kTilesK; ++kt, ++g) {  // g: the k-block in the CTA's order
-      const int s = g % TG_STAGES;
-      tg_mbar_wait(barBase + 8 * s, (g / TG_STAGES) & 1);
-      const unsigned a = aBase + s * kTgAStageBytes, b = bBase + s * kTgBStageBytes;
-      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-      tg_mma_kblock(d0, a, b, 0, kt == 0);
-      tg_mma_kblock(d1, a, b, 1, kt == 0);
-      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-      // Keep this batch in flight; the previous one is done, so its stage can be refilled.
-      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-      if (prev >= 0 && t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));
-      prev = s;
-    }
+    for (int kt = 0, g = j * kTilesK; kt < kTilesK; ++kt, ++g)  // g: the k-block in the CTA's order
+      tg_consume_kblock(d, 0, aBase, bBase, barBase, g % TG_STAGES, (g / TG_STAGES) & 1, kt == 0, prev, t);
     if (t == 0) tg_mbar_arrive(order + 8 * (1 - c));  // the other consumer's turn
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     if (t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));  // the producer may refill it
 #if TG_TMA_STORE
     const unsigned bufs = cBase + c * 2 * kTgCBufBytes;
-    tg_epilogue_tma(body, maps, d0, batch, m0, n0, t, bufs, 1 + c, chunk);
-    tg_epilogue_tma(body, maps, d1, batch, m0 + 64, n0, t, bufs, 1 + c, chunk);
+    tg_epilogue_tma(body, maps, d[0], batch, m0, n0, t, bufs, 1 + c, chunk);
+    tg_epilogue_tma(body, maps, d[1], batch, m0 + 64, n0, t, bufs, 1 + c, chunk);
 #else
-    tg_epilogue_direct(body, d0, batch, m0, n0, t);
-    tg_epilogue_direct(body, d1, batch, m0 + 64, n0, t);
+    tg_epilogue_direct(body, d[0], batch, m0, n0, t);
+    tg_epilogue_direct(body, d[1], batch, m0 + 64, n0, t);
 #endif
   }
 #else
-  float d[TG_BN / 2];  // rows [64 c, 64 c + 64) of each tile
+  float d[1][TG_BN / 2];  // rows [64 c, 64 c + 64) of each tile
   int s = 0;
   unsigned phase = 0;
   for (int tile = blockIdx.x; tile < kTiles; tile += gridDim.x) {
@@ -318,22 +328,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     tg_tile_coords(tile, m0, n0, batch);
     int prev = -1;
     for (int kt = 0; kt < kTilesK; ++kt) {
-      tg_mbar_wait(barBase + 8 * s, phase);
-      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-      tg_mma_kblock(d, aBase + s * kTgAStageBytes, bBase + s * kTgBStageBytes, c, kt == 0);
-      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-      // Keep this batch in flight; the previous one is done, so its stage can be refilled.
-      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-      if (prev >= 0 && t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));
-      prev = s;
+      tg_consume_kblock(d, c, aBase, bBase, barBase, s, phase, kt == 0, prev, t);
       if (++s == TG_STAGES) s = 0, phase ^= 1;
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     if (t == 0) tg_mbar_arrive(barBase + 8 * (TG_STAGES + prev));  // the producer may refill it
 #if TG_TMA_STORE
-    tg_epilogue_tma(body, maps, d, batch, m0 + 64 * c, n0, t, cBase + c * 2 * kTgCBufBytes, 1 + c, chunk);
+    tg_epilogue_tma(body, maps, d[0], batch, m0 + 64 * c, n0, t, cBase + c * 2 * kTgCBufBytes, 1 + c, chunk);
 #else
-    tg_epilogue_direct(body, d, batch, m0 + 64 * c, n0, t);
+    tg_epilogue_direct(body, d[0], batch, m0 + 64 * c, n0, t);
 #endif
   }
 #endif
