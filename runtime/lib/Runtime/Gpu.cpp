@@ -164,8 +164,14 @@ DevicePtr Gpu::takeSmall(size_t bytes) {
     }
   }
   // A new slab (outside the lock: the driver call may wait for the stream). The old slab's
-  // rest stays unused.
-  const DevicePtr slab = driverAllocate(kSlabBytes);
+  // rest stays unused. When not even a slab fits, this buffer alone: it joins the free lists
+  // all the same, and an out-of-memory error then names the bytes the caller asked for.
+  DevicePtr slab = 0;
+  try {
+    slab = driverAllocate(kSlabBytes);
+  } catch (const OutOfMemoryError&) {
+    return driverAllocate(size, bytes);
+  }
   std::lock_guard<std::mutex> lock(keptMutex_);
   slabNext_ = slab + size;
   slabEnd_ = slab + kSlabBytes;
@@ -183,7 +189,8 @@ DevicePtr Gpu::takeKept(size_t bytes) {
   return 0;
 }
 
-DevicePtr Gpu::driverAllocate(size_t bytes) {
+DevicePtr Gpu::driverAllocate(size_t bytes, size_t asked) {
+  if (asked == 0) asked = bytes;
   const CudaDriver& d = driverOf(driver_);
   CUdeviceptr ptr = 0;
   CUstream s = static_cast<CUstream>(stream_);
@@ -199,7 +206,7 @@ DevicePtr Gpu::driverAllocate(size_t bytes) {
   // the caller it is the same failure.
   if (r == CUDA_ERROR_OUT_OF_MEMORY || (r != CUDA_SUCCESS && bytes > info_.totalMemory)) {
     auto [freeBytes, total] = memoryInfo();
-    throw OutOfMemoryError("out of device memory: asked for " + std::to_string(bytes) +
+    throw OutOfMemoryError("out of device memory: asked for " + std::to_string(asked) +
                            " bytes, " + std::to_string(freeBytes) + " of " +
                            std::to_string(total) + " free");
   }
@@ -231,17 +238,6 @@ void Gpu::freeKept() {
     kept.swap(kept_);
   }
   for (const Kept& k : kept) driverOf(driver_).cuMemFreeAsync(k.ptr, static_cast<CUstream>(stream_));
-}
-
-std::pair<size_t, size_t> Gpu::keptBuffers() {
-  std::lock_guard<std::mutex> lock(keptMutex_);
-  size_t count = kept_.size(), bytes = 0;
-  for (const Kept& k : kept_) bytes += k.bytes;
-  for (const auto& [size, ptrs] : smallFree_) {
-    count += ptrs.size();
-    bytes += size * ptrs.size();
-  }
-  return {count, bytes};
 }
 
 std::pair<size_t, size_t> Gpu::memoryInfo() {

@@ -150,9 +150,6 @@ class Gpu {
   /// Free and total device memory in bytes.
   std::pair<size_t, size_t> memoryInfo();
 
-  /// Buffers released and kept for reuse, and their bytes (for tests and reports).
-  std::pair<size_t, size_t> keptBuffers();
-
   static constexpr size_t kSmallBytes = size_t(1) << 20;
   static constexpr size_t kSmallAlign = 512;
   static constexpr size_t kSlabBytes = size_t(2) << 20;
@@ -169,9 +166,9 @@ class Gpu {
   friend class CudaGraph;  // builds and launches graphs through the driver table
   Gpu() = default;
   void check(int result, const char* what);
-  /// cuMemAllocAsync, retried once after freeing the kept large buffers and waiting; throws
-  /// tg::OutOfMemoryError.
-  DevicePtr driverAllocate(size_t bytes);
+  /// cuMemAllocAsync of `bytes`, retried once after freeing the kept large buffers and
+  /// waiting; throws tg::OutOfMemoryError naming `asked` (the caller's request; 0: `bytes`).
+  DevicePtr driverAllocate(size_t bytes, size_t asked = 0);
   /// A small buffer: from its size's free list, else from the current slab (a new one when
   /// the rest is too short).
   DevicePtr takeSmall(size_t bytes);
