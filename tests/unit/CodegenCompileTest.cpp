@@ -57,7 +57,8 @@ struct Compiled {
 };
 
 /// Parses `ir` and compiles it with compiler::compile (throws tg::Error on failure).
-Compiled compileIr(const std::string& ir, bool fuse = true, const std::string& arch = "sm_90a") {
+Compiled compileIr(const std::string& ir, bool fuse = true, const std::string& arch = "sm_90a",
+                   const tg::codegen::Tuning& tuning = {}) {
   std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
   mlir::MLIRContext& context = tg::compiler::sharedContext();
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
@@ -69,6 +70,7 @@ Compiled compileIr(const std::string& ir, bool fuse = true, const std::string& a
   tg::compiler::PipelineOptions options;
   options.fuse = fuse;
   options.arch = arch;
+  options.tuning = tuning;
   c.plan = tg::compiler::compile(*module, options);
   return c;
 }
@@ -352,6 +354,86 @@ TEST(KernelCount, MatmulEpilogueReadsByRowAndColumn) {
   EXPECT_NE(source.find("in2[n]"), std::string::npos) << "the bias, by column\n" << source;
   EXPECT_NE(source.find("in3[i]"), std::string::npos) << "the residual, by linear index\n" << source;
   if (requireNvrtc()) EXPECT_EQ(nvrtcAll(c.plan), 1) << "compiled for sm_90a";
+}
+
+//===----------------------------------------------------------------------===//
+// Tuning knobs (Tuning.h): options all the way down, the environment read in one place
+//===----------------------------------------------------------------------===//
+
+TEST(Tuning, ElementwiseKnobsReachTheKernel) {
+  auto f = tg::jit([](const Tensor& x, const Tensor& y) { return readmeChain(x, y); });
+  const std::string ir = f.trace_ir(kVec, kVec);
+  tg::codegen::Tuning t;
+  t.elementwiseBlock = 128;
+  t.elementwiseUnroll = 4;
+  t.cacheHint = 1;
+  t.blocksPerSm = 2;
+  Compiled tuned = compileIr(ir, true, "sm_90a", t), plain = compileIr(ir);
+  ASSERT_EQ(tuned.plan.launches.size(), 1u);
+  EXPECT_EQ(tuned.plan.launches[0].dims.block[0], 128u);
+  EXPECT_EQ(tuned.plan.launches[0].dims.grid[0], 2u * 132u) << "capped at 2 blocks per SM";
+  const std::string& source = tuned.plan.kernels[0].source;
+  EXPECT_NE(source.find("#define TG_UNROLL 4"), std::string::npos) << source;
+  EXPECT_NE(source.find("#define TG_CACHE_HINT 1"), std::string::npos) << source;
+  EXPECT_EQ(plain.plan.launches[0].dims.block[0], 256u) << "the default";
+  EXPECT_NE(plain.plan.kernels[0].source, source) << "variants are different sources (cache keys)";
+}
+
+TEST(Tuning, MatmulKnobsReachTheKernelAndBadValuesAreErrors) {
+  auto f = tg::jit([](const Tensor& x, const Tensor& w) { return tg::matmul(x, w); });
+  const std::string ir = f.trace_ir(tg::TensorSpec{{512, 256}, DType::BF16},
+                                    tg::TensorSpec{{256, 512}, DType::BF16});
+  tg::codegen::Tuning t;
+  t.gemmSchedule = "pingpong";
+  t.gemmCtas = 7;
+  t.gemmGroupM = 4;
+  Compiled c = compileIr(ir, true, "sm_90a", t);
+  ASSERT_EQ(c.plan.kernels.size(), 1u);
+  EXPECT_NE(c.plan.kernels[0].source.find("#define TG_PINGPONG 1"), std::string::npos);
+  EXPECT_NE(c.plan.kernels[0].source.find("#define TG_GROUP_M 4"), std::string::npos);
+  EXPECT_EQ(c.plan.launches[0].dims.grid[0], 7u);
+
+  t = {};
+  t.matmulPath = "mma_sync";
+  c = compileIr(ir, true, "sm_90a", t);
+  EXPECT_EQ(c.plan.kernels[0].source.find("wgmma.mma_async"), std::string::npos);
+  EXPECT_NE(c.plan.kernels[0].source.find("mma.sync"), std::string::npos);
+
+  for (auto [path, schedule] : {std::pair{"fast", ""}, std::pair{"", "zigzag"}}) {
+    t = {};
+    t.matmulPath = path;
+    t.gemmSchedule = schedule;
+    try {
+      (void)compileIr(ir, true, "sm_90a", t);
+      ADD_FAILURE() << "path '" << path << "', schedule '" << schedule << "' compiled";
+    } catch (const tg::Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(*path ? "path 'fast'" : "schedule 'zigzag'"), std::string::npos) << what;
+    }
+  }
+}
+
+TEST(Tuning, TheEnvironmentIsReadByOneFunction) {
+  const char* names[] = {"TG_MATMUL_PATH", "TG_GEMM_SCHEDULE", "TG_GEMM_GROUP", "TG_GEMM_CTAS",
+                         "TG_BLOCK", "TG_UNROLL", "TG_CACHE_HINT", "TG_BLOCKS_PER_SM"};
+  for (const char* n : names) unsetenv(n);
+  const tg::codegen::Tuning none = tg::codegen::tuningFromEnvironment();
+  EXPECT_TRUE(none.matmulPath.empty() && none.gemmSchedule.empty());
+  EXPECT_EQ(none.elementwiseBlock + none.elementwiseUnroll + none.cacheHint + none.blocksPerSm +
+                none.gemmCtas + none.gemmGroupM,
+            0);
+  const char* values[] = {"simt", "pingpong", "4", "100", "128", "3", "2", "8"};
+  for (size_t i = 0; i < std::size(names); ++i) setenv(names[i], values[i], 1);
+  const tg::codegen::Tuning t = tg::codegen::tuningFromEnvironment();
+  for (const char* n : names) unsetenv(n);
+  EXPECT_EQ(t.matmulPath, "simt");
+  EXPECT_EQ(t.gemmSchedule, "pingpong");
+  EXPECT_EQ(t.gemmGroupM, 4);
+  EXPECT_EQ(t.gemmCtas, 100);
+  EXPECT_EQ(t.elementwiseBlock, 128);
+  EXPECT_EQ(t.elementwiseUnroll, 3);
+  EXPECT_EQ(t.cacheHint, 2);
+  EXPECT_EQ(t.blocksPerSm, 8);
 }
 
 TEST(KernelCount, SumOfExpIsTwoKernels) {
