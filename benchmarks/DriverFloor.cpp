@@ -6,16 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DriverFloor.h"
+#include "Timing.h"
 
 #include "tg/Runtime/Gpu.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
 
-#include <algorithm>
-#include <chrono>
-#include <functional>
-#include <vector>
 
 namespace tgbench {
 
@@ -58,18 +55,6 @@ constexpr const char* kEmptyKernelPtx = R"(
 .address_size 64
 .visible .entry tg_floor_empty(.param .u64 p) { ret; }
 )";
-
-double medianHostUs(int iterations, const std::function<void(int)>& call) {
-  using Clock = std::chrono::steady_clock;
-  std::vector<double> us(static_cast<size_t>(iterations));
-  for (int i = 0; i < iterations; ++i) {
-    Clock::time_point t0 = Clock::now();
-    call(i);
-    us[static_cast<size_t>(i)] = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-  }
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
-}
 
 }  // namespace
 

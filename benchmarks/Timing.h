@@ -11,10 +11,25 @@
 #include <tg/tg.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <vector>
 
 namespace tgbench {
+
+/// Median host time in microseconds of `call(i)`, i in [0, iterations): each call timed on its
+/// own with the host clock, nothing waited for in between (for per-call host costs).
+inline double medianHostUs(int iterations, const std::function<void(int)>& call) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> us(static_cast<size_t>(iterations));
+  for (int i = 0; i < iterations; ++i) {
+    const Clock::time_point t0 = Clock::now();
+    call(i);
+    us[static_cast<size_t>(i)] = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+  }
+  std::sort(us.begin(), us.end());
+  return us.empty() ? 0 : us[us.size() / 2];
+}
 
 /// Median device time in microseconds of `call`: each call between its own pair of events,
 /// recorded back to back with no host wait in between, all read after one synchronisation at

@@ -220,21 +220,16 @@ void BM_HostPerCall(benchmark::State& state, bool fuse, bool graphs, bool keepRe
   for (int i = 0; i < 10; ++i) benchmark::DoNotOptimize(f(x));
   tg::synchronize();
   for (auto _ : state) {
-    std::vector<double> us;
     std::vector<tg::Tensor> keep;
     tg::Tensor z;
     keep.reserve(kHostCalls);
-    us.reserve(kHostCalls);
-    for (int i = 0; i < kHostCalls; ++i) {
-      Clock::time_point t0 = Clock::now();
+    const double m = tgbench::medianHostUs(kHostCalls, [&](int) {
       if (keepResults)
         keep.push_back(f(x));
       else
         z = f(x);
-      us.push_back(usSince(t0));
-    }
+    });
     tg::synchronize();
-    const double m = median(us);
     report(state, m);
     state.counters["host_us_per_call"] = m;
     if (!f.report().graphs.empty())

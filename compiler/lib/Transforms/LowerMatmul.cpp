@@ -82,15 +82,14 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    const std::string forced = forcePath, forcedSchedule = forceSchedule;
-    if (!forced.empty() && forced != "mma_sync" && forced != "simt") {
+    if (!forcePath.empty() && forcePath != "mma_sync" && forcePath != "simt") {
       getOperation().emitError("tg-lower-matmul: path '")
-          << forced << "' is not mma_sync or simt (TG_MATMUL_PATH sets it)";
+          << forcePath << "' is not mma_sync or simt (TG_MATMUL_PATH sets it)";
       return signalPassFailure();
     }
-    if (!forcedSchedule.empty() && forcedSchedule != "cooperative" && forcedSchedule != "pingpong") {
+    if (!forceSchedule.empty() && forceSchedule != "cooperative" && forceSchedule != "pingpong") {
       getOperation().emitError("tg-lower-matmul: schedule '")
-          << forcedSchedule << "' is not cooperative or pingpong (TG_GEMM_SCHEDULE sets it)";
+          << forceSchedule << "' is not cooperative or pingpong (TG_GEMM_SCHEDULE sets it)";
       return signalPassFailure();
     }
     getOperation().walk([&](ir::FusionOp fusion) {
@@ -114,9 +113,9 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
       const std::string notWgmma = whyNotWgmma(matmul, arch);
       const std::string notMma = whyNotMmaSync(matmul, arch, tf32);
       std::string path, why;
-      if (forced == "simt") {
+      if (forcePath == "simt") {
         path = "simt", why = "forced (path=simt, TG_MATMUL_PATH)";
-      } else if (forced == "mma_sync" && notMma.empty()) {
+      } else if (forcePath == "mma_sync" && notMma.empty()) {
         path = "mma_sync";
       } else if (notWgmma.empty()) {
         path = "wgmma";
@@ -136,7 +135,7 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
         // the other's mainloop). Measured on the H200 at 8192x4096x4096 with bias + gelu
         // (RESULTS.md): cooperative 370 us, ping-pong 381; the branch-free epilogue is short
         // enough that the smaller tile costs more than the overlap gains.
-        const std::string schedule = forcedSchedule == "pingpong" ? "pingpong" : "cooperative";
+        const std::string schedule = forceSchedule == "pingpong" ? "pingpong" : "cooperative";
         const int64_t bn = schedule == "cooperative" && tiles(128, 256) >= 100 ? 256 : 128;
         fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({128, bn, 64}));
         fusion->setAttr("tg.stages", b.getI64IntegerAttr(bn == 256 ? 4 : 6));

@@ -48,8 +48,6 @@ class CudaGraph {
 
   /// Nodes given new parameters since the graph was built (for tests and benchmarks).
   uint64_t parameterUpdates() const { return parameterUpdates_; }
-  /// Executable instances made so far (at most kInstances).
-  size_t instances() const { return instances_.size(); }
 
   static constexpr size_t kInstances = 4;
 
