@@ -5,7 +5,7 @@
 #       Here (no GPU): builds the static binaries and stages them, stripped, with the Python
 #       benchmark scripts, into .gpu/ (git-ignored; at most 64 MiB travel).
 #   scripts/gpu-run.sh remote [tests] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo]
-#                             [sweep]   (default: tests sass bench runtime gemm torch demo)
+#                             [sweep] [versus]   (default: tests sass bench runtime gemm torch demo)
 #       On the GPU machine, through the device tool:
 #         run(command="bash scripts/gpu-run.sh remote", carry=[".gpu"])
 #       Runs the GPU tests, checks the SASS, runs the benchmarks (runtime: compile, warm start,
@@ -135,6 +135,27 @@ remote() {
       summary+="sweep block=$blk unroll=$unr hint=$hint: $(python3 -c "import json;d=json.load(open('$logs/sweep_$c.json'));print(' '.join('%s=%.1fus' % (b['name'].split('/iter')[0], b.get('median_us', 0)) for b in d['benchmarks']))")\n"
     done
   fi
+  if [[ " $what " == *" versus "* ]]; then
+    # tg against torch.compile on the 8-op chains, in alternating processes (TG_VERSUS_ROUNDS
+    # rounds, default 4), so drift between the two falls on both: each round prints both
+    # medians and the ratio (>1: tg faster).
+    local r
+    for ((r = 1; r <= ${TG_VERSUS_ROUNDS:-4}; ++r)); do
+      ./tg_bench --benchmark_filter='chain8/.*/fused' --benchmark_format=json \
+        --benchmark_out="$logs/versus_tg_$r.json" > "$logs/versus_tg_$r.log" 2>&1
+      PYTHONUNBUFFERED=1 python3 compare_torch.py --cases chain8 --out "$logs/versus_torch_$r.json" \
+        > "$logs/versus_torch_$r.log" 2>&1
+      summary+="versus round $r: $(python3 - "$logs/versus_tg_$r.json" "$logs/versus_torch_$r.json" <<'PY' 2>&1
+import json, sys
+tg = {b["name"].split("/fused")[0]: b["median_us"] for b in json.load(open(sys.argv[1]))["benchmarks"]}
+th = {r["name"].split("/compile")[0]: r["median_us"] for r in json.load(open(sys.argv[2]))["results"]
+      if r["name"].endswith("/compile")}
+print(" ".join("%s tg=%.1fus compile=%.1fus (%.3fx)" % (k, tg[k], th[k], th[k] / tg[k])
+               for k in sorted(tg) if k in th))
+PY
+)\n"
+    done
+  fi
   if [[ " $what " == *" torch "* ]]; then
     # TG_TORCH_CASES (compare_torch.py's --cases, e.g. "mlp,gemm") limits the cases.
     PYTHONUNBUFFERED=1 python3 compare_torch.py --out "$out/torch.json" \
@@ -159,5 +180,5 @@ remote() {
 case "${1:-}" in
   prepare) prepare ;;
   remote) shift; remote "$@" ;;
-  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [sweep]"; exit 2 ;;
+  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [sweep] [versus]"; exit 2 ;;
 esac
