@@ -4,7 +4,11 @@
 // as benchmarks/report.py expects, with the case names of compare_torch.py:
 //   gemm/bf16/{2048,4096,8192}   A @ B, square, bf16 in and out, f32 accumulation
 //   gemm/bf16/8192x4096x4096     X[8192, 4096] @ W[4096, 4096]^T (M x N x K, a linear layer)
-//   gemm/tf32/2048               f32 in and out through TF32 tensor cores
+//   gemm/tf32/2048               f32 in and out through TF32 tensor cores (A @ B: B [K, N],
+//                                which tg's wgmma cannot read as TF32: the mma_sync path)
+//   gemm_nt/tf32/2048            the same with W [N, K] used as W^T (x @ w^T: wgmma as TF32;
+//                                not gemm/tf32/2048x2048x2048, which report.py spells 2048)
+//   gemm/tf32/8192x4096x4096     the linear layer of the bf16 case, in f32 through TF32
 //   mlp/bf16                     gelu_tanh(X @ W^T + b), the GEMM above plus its epilogue
 // Variants: `cublas` (cublasGemmEx on tg's stream; runs first), `tg` (tg::jit, inputs already
 // on the device) and, for mlp, `cublas+tg_epilogue` (cuBLAS's GEMM, then a tg kernel for
@@ -59,6 +63,8 @@ const GemmCase kGemms[] = {
     {"gemm/bf16/8192", DType::BF16, 8192, 8192, 8192, false},
     {"gemm/bf16/8192x4096x4096", DType::BF16, 8192, 4096, 4096, true},
     {"gemm/tf32/2048", DType::F32, 2048, 2048, 2048, false},
+    {"gemm_nt/tf32/2048", DType::F32, 2048, 2048, 2048, true},
+    {"gemm/tf32/8192x4096x4096", DType::F32, 8192, 4096, 4096, true},
 };
 const GemmCase kMlp{"mlp/bf16", DType::BF16, 8192, 4096, 4096, true};
 

@@ -49,7 +49,7 @@ HERE = Path(__file__).resolve().parent
 DASH = "—"
 
 TORCH_VARIANTS = ("eager", "compile", "eager_graph")
-GEMM_CASES = ("gemm", "mlp", "matmul")
+GEMM_CASES = ("gemm", "gemm_nt", "mlp", "matmul")
 COPY_CASE = "copy"
 TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 # Google Benchmark appends these to names; they are not part of tg's naming.

@@ -104,7 +104,8 @@ remote() {
     summary+="tg bench runtime: exit $? | $(python3 -c "import json;d=json.load(open('$out/tg_bench_runtime.json'));x=lambda b: ''.join(' %s=%.2f' % (k, b[k]) for k in ('param_updates', 'node_set_params_us', 'alloc_free_us', 'launch_kernel_us') if k in b);print(' '.join('%s=%.2fus%s' % (b['name'].split('/iter')[0], b.get('median_us', 0), x(b)) for b in d['benchmarks']))" 2>&1)\n"
   fi
   if [[ " $what " == *" gemm "* ]]; then
-    # tg's matmuls next to cuBLAS in one binary (benchmarks/bench_matmul.cpp).
+    # tg's matmuls next to cuBLAS in one binary (benchmarks/bench_matmul.cpp). TG_GEMM_FILTER
+    # (a --benchmark_filter regex, e.g. 'tf32') limits the cases.
     local cudir
     cudir="$(cublas_dir)"
     if [[ ! -x ./tg_bench_gemm ]]; then
@@ -113,6 +114,7 @@ remote() {
       summary+="tg bench gemm: skipped: no libcublas.so.13 in python3's site-packages or /usr/local/cuda*\n"
     else
       LD_LIBRARY_PATH="$cudir${cudir:+:}$LD_LIBRARY_PATH" ./tg_bench_gemm --benchmark_format=json \
+        --benchmark_filter="${TG_GEMM_FILTER:-.}" \
         --benchmark_out="$out/tg_bench_gemm.json" --benchmark_out_format=json > "$logs/tg_bench_gemm.log" 2>&1
       summary+="tg bench gemm: exit $? (cuBLAS from ${cudir:-the default search path}) | $(python3 -c "import json;d=json.load(open('$out/tg_bench_gemm.json'));print(' '.join('%s=%s' % (b['name'].split('/iter')[0], 'ERROR' if b.get('error_occurred') else '%.0fTF' % b.get('tflops', 0) + ('(%.2fx)' % b['vs_cublas'] if 'vs_cublas' in b else '')) for b in d['benchmarks']))" 2>&1)\n"
     fi

@@ -37,6 +37,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GpuCompare.h"
+#include "GpuPlan.h"
+
+#include "tg/CodeGen/Tuning.h"
 
 #include <gtest/gtest.h>
 
@@ -253,6 +256,34 @@ TEST(GpuMatmul, TransposedOperands) {
   uint64_t seed = 400;
   for (const Problem& p : problems)
     for (DType d : kDtypes) checkMatmul(p, d, seed += 2);
+}
+
+// f32 with both operands K-major (x @ w^T) runs on Hopper's wgmma as TF32: the plan says so
+// (on an sm_90a GPU without TG_MATMUL_PATH), and the values meet the TF32 tolerance for
+// ragged M, N and K (K = 72: the last 32-element K-block is partly outside, zero-filled by
+// TMA), a batch, a broadcast operand, one 128 x 256 tile per SM and a K of several blocks.
+TEST(GpuMatmul, Tf32LinearOnWgmma) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  tg::rt::Gpu& gpu = *tg::rt::Gpu::get();
+  const bool wgmma = gpu.info().arch() == "sm_90a" && tg::codegen::tuningFromEnvironment().matmulPath.empty();
+  const Problem problems[] = {{.m = 256, .k = 128, .n = 192, .transB = true},
+                              {.m = 100, .k = 72, .n = 200, .transB = true},
+                              {.m = 2048, .k = 512, .n = 2048, .transB = true},
+                              {.m = 96, .k = 256, .n = 320, .transB = true, .batch = 3},
+                              {.m = 96, .k = 256, .n = 320, .transB = true, .batch = 2, .batchedB = false}};
+  uint64_t seed = 700;
+  for (const Problem& p : problems) {
+    SCOPED_TRACE(p.str(DType::F32));
+    const std::string ir = tg::jit([](const Tensor& x, const Tensor& w) {
+                             return tg::matmul(x, tg::transpose(w, -2, -1));
+                           }).trace_ir(tg::TensorSpec{p.shapeA(), DType::F32}, tg::TensorSpec{p.shapeB(), DType::F32});
+    const tg::rt::Plan plan = planFor(ir, gpu);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.str();
+    if (wgmma) {
+      EXPECT_NE(plan.kernels[0].summary.find("wgmma TF32"), std::string::npos) << plan.str();
+    }
+    checkMatmul(p, DType::F32, seed += 2);
+  }
 }
 
 TEST(GpuMatmul, BatchedAndBroadcast) {

@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GpuCompare.h"
+#include "GpuPlan.h"
 #include "OpCases.h"
 #include "RandomGraph.h"
 
@@ -461,19 +462,6 @@ std::shared_ptr<tg::rt::DeviceBuffer> viewInto(std::shared_ptr<tg::rt::DeviceBuf
   auto* view = new (holder->storage)
       tg::rt::DeviceBuffer(tg::rt::Gpu::get(), owner->ptr() + offset, bytes);
   return std::shared_ptr<tg::rt::DeviceBuffer>(holder, view);  // aliasing: never deletes `view`
-}
-
-/// The plan of `ir` for this GPU.
-tg::rt::Plan planFor(const std::string& ir, tg::rt::Gpu& gpu) {
-  std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
-  mlir::MLIRContext& context = tg::compiler::sharedContext();
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
-  if (!module) throw std::runtime_error("the traced IR does not parse:\n" + ir);
-  tg::compiler::PipelineOptions options;
-  options.arch = gpu.info().arch();
-  options.smCount = gpu.info().smCount;
-  options.tuning = tg::codegen::tuningFromEnvironment();  // TG_MATMUL_PATH, as the jit does
-  return tg::compiler::compile(*module, options);
 }
 
 /// Host bytes of `t` in its dtype (f32 or bf16).

@@ -1,14 +1,17 @@
 //===- EmitMatmulWgmma.cpp - CUDA C++ for a gemm tg.fusion on Hopper -------===//
 //
-// The `wgmma` path chosen by tg-lower-matmul for bf16/f16 on sm_90a: templates/
-// matmul_wgmma.cuh specialised by macros, the `tg_wgmma` wrapper of one wgmma.mma_async
-// instruction (its 64 x N x 16 shape, dtype and operand majorness are immediates), a TgBody
-// whose store() is the fused epilogue, and the TMA tensor maps of A and B, which the executor
-// encodes over the run's buffers. Operands in memory:
+// The `wgmma` path chosen by tg-lower-matmul on sm_90a for bf16/f16, and for f32 read as TF32
+// when both operands are K-major: templates/matmul_wgmma.cuh specialised by macros, the
+// `tg_wgmma` wrapper of one wgmma.mma_async instruction (its 64 x N x 16 (2-byte) or 64 x N x 8
+// (TF32) shape, dtype and operand majorness are immediates), a TgBody whose store() is the
+// fused epilogue, and the TMA tensor maps of A and B, which the executor encodes over the
+// run's buffers. Operands in memory:
 //   A [batch..] M x K (K-major) or, with transpose_a, K x M (M-major: wgmma transposes);
 //   B [batch..] K x N (N-major: wgmma transposes) or, with transpose_b, N x K (K-major).
-// A K-major operand is loaded as one box of 64 K x rows; an MN-major one as boxes of 64 MN x
-// 64 K. Both land in the 128-byte swizzled layout wgmma's descriptors describe.
+// wgmma transposes 2-byte operands only, so f32 takes A M x K and B N x K. A k-block is 128
+// bytes of K (64 two-byte or 32 f32 elements). A K-major operand is loaded as one box of a
+// k-block x rows; an MN-major one as boxes of 64 MN x 64 K. Both land in the 128-byte swizzled
+// layout wgmma's descriptors describe.
 //
 //===----------------------------------------------------------------------===//
 #include "GemmEmission.h"
@@ -25,39 +28,47 @@ namespace tg::codegen {
 
 namespace {
 
-/// `asm volatile` wrapping wgmma.mma_async.m64n<bn>k16 with `bn / 2` f32 accumulators.
+/// `asm volatile` wrapping wgmma.mma_async.m64n<bn>k16 (k8 for TF32) with `bn / 2` f32
+/// accumulators. TF32 has no transpose immediates (its operands are K-major).
 std::string wgmmaWrapper(int bn, DType dtype, bool transA, bool transB) {
   const int regs = bn / 2;
-  const char* t = dtype == DType::BF16 ? "bf16" : "f16";
+  const bool tf32 = dtype == DType::F32;
+  const char* t = tf32 ? "tf32" : dtype == DType::BF16 ? "bf16" : "f16";
   std::ostringstream os;
   os << "__device__ __forceinline__ void tg_wgmma(float (&d)[" << regs
      << "], unsigned long long da, unsigned long long db, int accumulate) {\n";
   os << "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << regs + 2 << ", 0;\\n\"\n";
-  os << "      \"wgmma.mma_async.sync.aligned.m64n" << bn << "k16.f32." << t << "." << t << " {";
+  os << "      \"wgmma.mma_async.sync.aligned.m64n" << bn << (tf32 ? "k8" : "k16") << ".f32." << t << "."
+     << t << " {";
   for (int i = 0; i < regs; ++i) os << (i ? ", " : "") << "%" << i;
-  os << "}, %" << regs << ", %" << regs + 1 << ", p, 1, 1, " << (transA ? 1 : 0) << ", "
-     << (transB ? 1 : 0) << ";\\n}\\n\"\n      : ";
+  os << "}, %" << regs << ", %" << regs + 1 << ", p, 1, 1";
+  if (!tf32) os << ", " << (transA ? 1 : 0) << ", " << (transB ? 1 : 0);
+  os << ";\\n}\\n\"\n      : ";
   for (int i = 0; i < regs; ++i) os << (i ? ", " : "") << "\"+f\"(d[" << i << "])";
   os << "\n      : \"l\"(da), \"l\"(db), \"r\"(accumulate));\n}\n";
   return os.str();
 }
 
+/// f32 operands are described as TF32, so TMA hands wgmma its input format.
 rt::TensorMapSpec::Type mapType(DType d) {
-  return d == DType::BF16 ? rt::TensorMapSpec::Type::BF16 : rt::TensorMapSpec::Type::F16;
+  return d == DType::BF16 ? rt::TensorMapSpec::Type::BF16
+         : d == DType::F16 ? rt::TensorMapSpec::Type::F16
+                           : rt::TensorMapSpec::Type::TF32;
 }
 
-/// The map of one operand stored as [batch] x rows x cols (row-major, 2-byte elements), read
-/// in boxes of boxCols x boxRows.
+/// The map of one operand (or 2-byte result) stored as [batch] x rows x cols (row-major),
+/// read in boxes of boxCols x boxRows.
 rt::TensorMapSpec operandMap(DType d, int64_t batch, int64_t rows, int64_t cols, uint32_t boxCols,
                              uint32_t boxRows) {
+  const uint64_t esize = dtype_size(d);
   rt::TensorMapSpec s;
   s.type = mapType(d);
   s.rank = batch > 0 ? 3 : 2;
   s.dims[0] = static_cast<uint64_t>(cols);
   s.dims[1] = static_cast<uint64_t>(rows);
   s.dims[2] = static_cast<uint64_t>(batch > 0 ? batch : 1);
-  s.strides[0] = static_cast<uint64_t>(cols) * 2;
-  s.strides[1] = static_cast<uint64_t>(rows * cols) * 2;
+  s.strides[0] = static_cast<uint64_t>(cols) * esize;
+  s.strides[1] = static_cast<uint64_t>(rows * cols) * esize;
   s.box[0] = boxCols;
   s.box[1] = boxRows;
   s.box[2] = 1;
@@ -82,8 +93,8 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   const bool pingpong = scheduleAttr && scheduleAttr.getValue() == "pingpong";
   if (pingpong && bn > 128)
     return fusion.emitOpError("a ping-pong wgmma tile is at most 128 x 128: each consumer holds a whole tile");
-  if (bm != 128 || bk != 64 || bn % 64 != 0 || bn < 64 || bn > 256)
-    return fusion.emitOpError("wgmma tile must be 128 x {64..256 step 64} x 64");
+  if (bm != 128 || bn % 64 != 0 || bn < 64 || bn > 256)
+    return fusion.emitOpError("wgmma tile must be 128 x {64..256 step 64} x (128 bytes of K)");
   auto operandArg = [&](Value v) -> int {
     LayoutChain chain = traceLayout(v);
     auto arg = dyn_cast<BlockArgument>(chain.root);
@@ -99,8 +110,14 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   const int64_t K = transA ? ta.getShape()[ra - 2] : ta.getShape()[ra - 1];
   const int64_t batch = tc.getNumElements() / std::max<int64_t>(1, M * N);
   const DType dt = dtypeOfValue(mm.getA());
-  if (dt != DType::BF16 && dt != DType::F16)
-    return fusion.emitOpError("the wgmma path takes bf16 or f16 operands");
+  if (dt != DType::BF16 && dt != DType::F16 && dt != DType::F32)
+    return fusion.emitOpError("the wgmma path takes bf16, f16 or f32 (as TF32) operands");
+  if (dt == DType::F32 && (transA || !transB))
+    return fusion.emitOpError("the wgmma path takes f32 operands only K-major (A M x K, B N x K): "
+                              "wgmma transposes 2-byte operands only");
+  const int esize = static_cast<int>(dtype_size(dt));
+  if (bk * esize != 128)
+    return fusion.emitOpError("wgmma tile K must be 128 bytes: ") << 128 / esize << " elements of this dtype, not " << bk;
 
   const int64_t tilesM = (M + bm - 1) / bm, tilesN = (N + bn - 1) / bn;
   std::ostringstream os;
@@ -121,9 +138,10 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   KernelEmission e;
   // A: K-major unless transposed; B: K-major only when transposed.
   const int64_t batchA = ra > 2 ? batch : 0, batchB = rb > 2 ? batch : 0;
+  const uint32_t kBox = static_cast<uint32_t>(bk);
   e.tensorMaps.push_back({ia, transA ? operandMap(dt, batchA, K, M, 64, 64)
-                                     : operandMap(dt, batchA, M, K, 64, static_cast<uint32_t>(bm))});
-  e.tensorMaps.push_back({ib, transB ? operandMap(dt, batchB, N, K, 64, static_cast<uint32_t>(bn))
+                                     : operandMap(dt, batchA, M, K, kBox, static_cast<uint32_t>(bm))});
+  e.tensorMaps.push_back({ib, transB ? operandMap(dt, batchB, N, K, kBox, static_cast<uint32_t>(bn))
                                      : operandMap(dt, batchB, K, N, 64, 64)});
 
   // A single 2-byte result whose rows TMA can address is staged in shared memory and stored by
@@ -136,7 +154,7 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
     e.tensorMaps.push_back({static_cast<int>(fusion.getNumOperands()), c});
   }
   std::ostringstream summary;
-  summary << "gemm (wgmma + TMA, tile " << bm << "x" << bn << "x" << bk << ", " << stages
+  summary << "gemm (wgmma" << (dt == DType::F32 ? " TF32" : "") << " + TMA, tile " << bm << "x" << bn << "x" << bk << ", " << stages
           << " stages, " << (pingpong ? "ping-pong" : "cooperative") << "): " << batch << " x ["
           << M << " x " << K << "] @ [" << K << " x " << N << "]"
           << (transA ? " A^T" : "") << (transB ? " B^T" : "");
@@ -151,7 +169,7 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   // Tile rows per group of the tile order: the template's 8 unless Tuning::gemmGroupM
   // (TG_GEMM_GROUP) says otherwise (4 and 16 measured no better on the H200).
   if (options.tuning.gemmGroupM > 0) defines << "#define TG_GROUP_M " << options.tuning.gemmGroupM << "\n";
-  defines << "#define TG_BM " << bm << "\n#define TG_BN " << bn << "\n#define TG_BK " << bk
+  defines << "#define TG_ESIZE " << esize << "\n#define TG_BM " << bm << "\n#define TG_BN " << bn << "\n#define TG_BK " << bk
           << "\n#define TG_STAGES " << stages << "\n#define TG_A_KMAJOR " << (transA ? 0 : 1)
           << "\n#define TG_B_KMAJOR " << (transB ? 1 : 0) << "\n#define TG_RANK_A "
           << (batchA ? 3 : 2) << "\n#define TG_RANK_B " << (batchB ? 3 : 2) << "\n#define TG_RANK_C "
@@ -171,7 +189,7 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   e.dims.block[0] = 384;
   // The stages, the epilogue's buffers, 1 KiB to align them, two mbarriers per stage and, for
   // ping-pong, the two that order the consumers' mainloops.
-  e.dims.sharedBytes = static_cast<uint32_t>(stages * (bm + bn) * bk * 2 + (tmaStore ? 4 * 64 * 64 * 2 : 0) +
+  e.dims.sharedBytes = static_cast<uint32_t>(stages * (bm + bn) * bk * esize + (tmaStore ? 4 * 64 * 64 * 2 : 0) +
                                              1024 + 16 * stages + (pingpong ? 16 : 0));
   if (e.dims.sharedBytes > 232448)
     return fusion.emitOpError("wgmma tile needs ") << e.dims.sharedBytes

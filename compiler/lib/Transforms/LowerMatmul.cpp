@@ -1,24 +1,26 @@
 //===- LowerMatmul.cpp - Choose each matmul's code path and tile ----------===//
 //
 // Paths:
-//  `wgmma`     sm_90a, bf16/f16 operands whose rows TMA can address (every row stride a
-//              multiple of 16 bytes: the contiguous dim of each operand a multiple of 8):
-//              tensor cores fed by TMA through a multi-stage mbarrier pipeline, f32
-//              accumulation, fused epilogue (templates/matmul_wgmma.cuh). Tile 128 x 256 x 64
-//              with 4 stages when that still gives about a wave of tiles, else 128 x 128 x 64
-//              with 6 stages; `tg.schedule` "cooperative". TG_GEMM_SCHEDULE=pingpong picks
-//              the ping-pong schedule (128 x 128 x 64, 6 stages).
+//  `wgmma`     sm_90a: bf16/f16 operands, or f32 ones read as TF32 when both are K-major
+//              (A [M, K], B [N, K]: wgmma transposes only 2-byte operands), whose rows TMA
+//              can address (every row stride a multiple of 16 bytes: the contiguous dim of
+//              each operand a multiple of 8 two-byte or 4 f32 elements): tensor cores fed by
+//              TMA through a multi-stage mbarrier pipeline, f32 accumulation, fused epilogue
+//              (templates/matmul_wgmma.cuh). K-blocks of 128 bytes (64 two-byte or 32 f32
+//              elements). Tile 128 x 256 with 4 stages when that still gives about a wave of
+//              tiles, else 128 x 128 with 6 stages; `tg.schedule` "cooperative".
+//              TG_GEMM_SCHEDULE=pingpong picks the ping-pong schedule (128 x 128, 6 stages).
 //  `mma_sync`  sm_80 and newer: bf16/f16 operands on targets other than sm_90a, and f32
-//              operands as TF32 on every such target (wgmma takes no f32 here) unless the
-//              `tf32` option is off (Precision::Accurate); every operand row must be a
-//              multiple of 16 bytes, so that cp.async copies it in 16-byte pieces
-//              (templates/matmul_mma.cuh). K slabs of 64 bytes (32 two-byte or 16 f32
-//              elements), 4 stages; 128 x 128 tiles (8 warps) when that gives about a wave
-//              of tiles, else 64 x 64 (4 warps).
+//              operands as TF32 where wgmma does not take them, unless the `tf32` option is
+//              off (Precision::Accurate); every operand row must be a multiple of 16 bytes,
+//              so that cp.async copies it in 16-byte pieces (templates/matmul_mma.cuh). K
+//              slabs of 64 bytes (32 two-byte or 16 f32 elements), 4 stages; 128 x 128 tiles
+//              (8 warps) when that gives about a wave of tiles, else 64 x 64 (4 warps).
 //  `simt`      everything else: a shared-memory tiled kernel with f32 accumulation on the CUDA
 //              cores, correct for every dtype, shape and target. 64x64 tiles when that gives
 //              at least one block per SM-sized share of the work, 32x32 otherwise.
-// `tg.path_reason` says why a matmul did not get a tensor-core path. TG_MATMUL_PATH=mma_sync
+// `tg.path_reason` says why a matmul did not get a tensor-core path, or on sm_90a why it got
+// mma_sync rather than wgmma. TG_MATMUL_PATH=mma_sync
 // or =simt in the environment forces that path where its conditions hold, so each kernel can
 // be tested on any GPU (mma_sync for bf16 on an H200, say).
 //
@@ -60,10 +62,19 @@ std::string whyUnaligned(ir::MatmulOp mm, const std::string& copier) {
 }
 
 /// Why `mm` cannot take the wgmma path on `arch` (empty: it can).
-std::string whyNotWgmma(ir::MatmulOp mm, const std::string& arch) {
+std::string whyNotWgmma(ir::MatmulOp mm, const std::string& arch, bool tf32) {
   if (arch != "sm_90a") return "wgmma needs sm_90a (target " + arch + ")";
   Type e = cast<RankedTensorType>(mm.getA().getType()).getElementType();
-  if (!e.isBF16() && !e.isF16()) return "wgmma takes bf16/f16 operands";
+  if (e.isF32()) {
+    if (!tf32) return "Precision::Accurate keeps f32 matmuls in full f32";
+    // wgmma transposes 2-byte operands only: TF32 reads both with K contiguous.
+    if (mm.getTransposeA() || !mm.getTransposeB())
+      return std::string("wgmma reads f32 (as TF32) only from K-major operands, A [M, K] and B [N, K] "
+                         "(x @ w^T); here ") +
+             (mm.getTransposeA() ? "A is [K, M]" : "B is [K, N]");
+  } else if (!e.isBF16() && !e.isF16()) {
+    return "wgmma takes bf16, f16 or f32 operands";
+  }
   return whyUnaligned(mm, "TMA");
 }
 
@@ -101,6 +112,7 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
         return signalPassFailure();
       }
       auto type = cast<RankedTensorType>(matmul.getType());
+      const Type operandType = cast<RankedTensorType>(matmul.getA().getType()).getElementType();
       ArrayRef<int64_t> shape = type.getShape();
       int64_t m = shape[shape.size() - 2], n = shape.back();
       int64_t batch = type.getNumElements() / std::max<int64_t>(1, m * n);
@@ -110,7 +122,7 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
       fusion->setAttr("tg.arch", b.getStringAttr(arch));
 
       // Decide: the forced path where it applies, else wgmma, mma_sync, simt in that order.
-      const std::string notWgmma = whyNotWgmma(matmul, arch);
+      const std::string notWgmma = whyNotWgmma(matmul, arch, tf32);
       const std::string notMma = whyNotMmaSync(matmul, arch, tf32);
       std::string path, why;
       if (forcePath == "simt") {
@@ -121,10 +133,10 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
         path = "wgmma";
       } else if (notMma.empty()) {
         path = "mma_sync";
+        if (arch == "sm_90a" && forcePath.empty()) why = notWgmma;  // why not the faster path
       } else {
         // The reason of the path this matmul would have taken: wgmma for 16-bit on sm_90a.
-        Type e = type.getElementType();
-        path = "simt", why = (arch == "sm_90a" && !e.isF32()) ? notWgmma : notMma;
+        path = "simt", why = (arch == "sm_90a" && !operandType.isF32()) ? notWgmma : notMma;
       }
 
       // Build: record the path, tile and stages.
@@ -135,18 +147,22 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
         // the other's mainloop). Measured on the H200 at 8192x4096x4096 with bias + gelu
         // (RESULTS.md): cooperative 370 us, ping-pong 381; the branch-free epilogue is short
         // enough that the smaller tile costs more than the overlap gains.
+        // A k-block is 128 bytes of K (one swizzled row): 64 two-byte or 32 f32 elements, so
+        // the stages hold the same bytes for every dtype.
         const std::string schedule = forceSchedule == "pingpong" ? "pingpong" : "cooperative";
         const int64_t bn = schedule == "cooperative" && tiles(128, 256) >= 100 ? 256 : 128;
-        fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({128, bn, 64}));
+        const int64_t bk = operandType.isF32() ? 32 : 64;
+        fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({128, bn, bk}));
         fusion->setAttr("tg.stages", b.getI64IntegerAttr(bn == 256 ? 4 : 6));
         fusion->setAttr("tg.schedule", b.getStringAttr(schedule));
       } else if (path == "mma_sync") {
         // 64-byte K slabs: 4 stages of a 128 x 128 tile take 64 KiB of shared memory, which
         // fits every sm_80-class GPU (sm_86 / sm_89 allow 99 KiB per block).
-        const int64_t bk = type.getElementType().isF32() ? 16 : 32;
+        const int64_t bk = operandType.isF32() ? 16 : 32;
         const int64_t t = tiles(128, 128) >= 100 ? 128 : 64;
         fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({t, t, bk}));
         fusion->setAttr("tg.stages", b.getI64IntegerAttr(4));
+        if (!why.empty()) fusion->setAttr("tg.path_reason", b.getStringAttr(why));
       } else {
         // 64x64 tiles unless that leaves the device mostly idle (fewer than ~100 tiles).
         const int64_t t = tiles(64, 64) >= 100 ? 64 : 32;

@@ -320,6 +320,7 @@ void Gpu::encodeTensorMap(TensorMapBytes& out, const TensorMapSpec& spec, Device
   static_assert(sizeof(TensorMapBytes) == sizeof(CUtensorMap), "CUtensorMap is 128 bytes");
   CUtensorMapDataType type = spec.type == TensorMapSpec::Type::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                              : spec.type == TensorMapSpec::Type::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                             : spec.type == TensorMapSpec::Type::TF32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   cuuint64_t dims[3], strides[2];
   cuuint32_t box[3], elementStrides[3] = {1, 1, 1};

@@ -13,12 +13,15 @@
 // BADSCHEDULE: schedule 'zigzag' is not cooperative or pingpong
 //
 // Each gemm kernel records its path and tile.
-//  - sm_90a, bf16/f16 operands whose rows TMA can address: the wgmma path, cooperative,
-//    128x256x64 tiles with 4 stages when that still gives about a wave of tiles, else
-//    128x128x64 with 6. TG_GEMM_SCHEDULE=pingpong: ping-pong, 128x128x64 with 6 stages.
-//  - sm_80 and newer, bf16/f16 (sm_90a: only f32, as TF32) whose rows cp.async can copy in
-//    16-byte pieces: the mma_sync path, 128x128 tiles when that gives about a wave, else
-//    64x64; K slabs of 64 bytes (32 two-byte or 16 f32 elements), 4 stages.
+//  - sm_90a, bf16/f16 operands whose rows TMA can address, or f32 ones (as TF32) when both
+//    are K-major (A [M, K], B [N, K]): the wgmma path, cooperative, 128x256 tiles with 4
+//    stages when that still gives about a wave of tiles, else 128x128 with 6; K-blocks of
+//    128 bytes (64 two-byte or 32 f32 elements). TG_GEMM_SCHEDULE=pingpong: ping-pong,
+//    128x128 with 6 stages.
+//  - sm_80 and newer, bf16/f16 (sm_90a: only f32 that wgmma cannot read, as TF32, with the
+//    reason) whose rows cp.async can copy in 16-byte pieces: the mma_sync path, 128x128
+//    tiles when that gives about a wave, else 64x64; K slabs of 64 bytes (32 two-byte or 16
+//    f32 elements), 4 stages.
 //  - Everything else (unaligned rows; f32 when tf32=false, as Precision::Accurate sets it):
 //    the simt path, with the reason: 64x64 tiles for large problems, 32x32 for small ones so
 //    that the grid still fills the device.
@@ -69,10 +72,13 @@ func.func @mlp_bf16(%x: tensor<4096x512xbf16>, %w: tensor<4096x512xbf16>, %b: te
 
 // -----
 
-// f32 multiplies as TF32 on the tensor cores, on sm_90a too (wgmma is bf16/f16 only here);
-// Precision::Accurate (tf32=false) keeps it in f32 on the CUDA cores.
+// f32 multiplies as TF32 on the tensor cores. On sm_90a, B stored [K, N] keeps it off wgmma
+// (which reads TF32 only K-major), with the reason; Precision::Accurate (tf32=false) keeps it
+// in f32 on the CUDA cores.
 // CHECK-LABEL: func.func @large_f32
-// CHECK: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
+// CHECK: tg.path = "mma_sync", tg.path_reason = "wgmma reads f32 (as TF32) only from K-major operands, A [M, K] and B [N, K] (x @ w^T); here B is [K, N]", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
+// FORCED-LABEL: func.func @large_f32
+// FORCED: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
 // SM80-LABEL: func.func @large_f32
 // SM80: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
 // ACCURATE-LABEL: func.func @large_f32
@@ -84,9 +90,36 @@ func.func @large_f32(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>) -> tens
 
 // -----
 
+// f32 with both operands K-major (a linear layer, x @ w^T) takes wgmma as TF32 on sm_90a:
+// 32 f32 elements per 128-byte K-block. 16 x 8 tiles of 128 x 256 fill the device.
+// CHECK-LABEL: func.func @linear_f32
+// CHECK: tg.path = "wgmma", tg.schedule = "cooperative", tg.stages = 4 : i64, tg.tile = array<i64: 128, 256, 32>
+// PINGPONG-LABEL: func.func @linear_f32
+// PINGPONG: tg.path = "wgmma", tg.schedule = "pingpong", tg.stages = 6 : i64, tg.tile = array<i64: 128, 128, 32>
+// SM80-LABEL: func.func @linear_f32
+// SM80: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
+// ACCURATE-LABEL: func.func @linear_f32
+// ACCURATE: tg.path = "simt", tg.path_reason = "Precision::Accurate keeps f32 matmuls in full f32"
+func.func @linear_f32(%x: tensor<2048x512xf32>, %w: tensor<2048x512xf32>) -> tensor<2048x2048xf32> {
+  %0 = tg.matmul %x, %w transpose_b : tensor<2048x512xf32>, tensor<2048x512xf32> -> tensor<2048x2048xf32>
+  return %0 : tensor<2048x2048xf32>
+}
+
+// -----
+
+// A transposed A ([K, M]) keeps f32 off wgmma too.
+// CHECK-LABEL: func.func @transposed_a_f32
+// CHECK: tg.path = "mma_sync", tg.path_reason = "wgmma reads f32 (as TF32) only from K-major operands, A [M, K] and B [N, K] (x @ w^T); here A is [K, M]"
+func.func @transposed_a_f32(%a: tensor<512x2048xf32>, %w: tensor<2048x512xf32>) -> tensor<2048x2048xf32> {
+  %0 = tg.matmul %a, %w transpose_a transpose_b : tensor<512x2048xf32>, tensor<2048x512xf32> -> tensor<2048x2048xf32>
+  return %0 : tensor<2048x2048xf32>
+}
+
+// -----
+
 // A batch of 3 sharing a rank-2 B: 3 x 2 x 3 tiles of 128 are too few, so 64x64.
 // CHECK-LABEL: func.func @batched_f32
-// CHECK: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 64, 64, 16>
+// CHECK: tg.path = "mma_sync", tg.path_reason = "{{.*}}here B is [K, N]", tg.stages = 4 : i64, tg.tile = array<i64: 64, 64, 16>
 func.func @batched_f32(%a: tensor<3x200x64xf32>, %b: tensor<64x300xf32>) -> tensor<3x200x300xf32> {
   %0 = tg.matmul %a, %b : tensor<3x200x64xf32>, tensor<64x300xf32> -> tensor<3x200x300xf32>
   return %0 : tensor<3x200x300xf32>

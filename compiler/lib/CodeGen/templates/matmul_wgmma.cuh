@@ -1,14 +1,17 @@
 // ---- Hopper tensor-core matmul skeleton (compiler/lib/CodeGen/templates/matmul_wgmma.cuh) ----
-// sm_90a only. The emitter defines TG_NAME, the tile TG_BM (128) x TG_BN (64..256) x TG_BK (64),
-// TG_STAGES, TG_PINGPONG (0: cooperative, 1: ping-pong), TG_A_KMAJOR / TG_B_KMAJOR (1: the
-// operand's rows in memory run along K; 0: along M resp. N, read with wgmma's transpose),
+// sm_90a only. The emitter defines TG_NAME, TG_ESIZE (operand bytes: 2 for bf16/f16, 4 for f32
+// read as TF32), the tile TG_BM (128) x TG_BN (64..256) x TG_BK (128 bytes of K: 64 two-byte or
+// 32 four-byte elements), TG_STAGES, TG_PINGPONG (0: cooperative, 1: ping-pong), TG_A_KMAJOR /
+// TG_B_KMAJOR (1: the operand's rows in memory run along K; 0: along M resp. N, read with
+// wgmma's transpose, which only 2-byte operands have),
 // TG_RANK_A / TG_RANK_B (3 when the operand has a batch dim, else 2), and above this line:
 //   struct TgBody   kM, kN, kK, kBatch, kTilesM, kTilesN; store(b, m, n, v0, v1): the epilogue
 //                   of elements (m, n) and (m, n + 1) (it checks the bounds); with TG_TMA_STORE,
 //                   pair<kCheck>(b, m, n, v0, v1): the same two results packed for staging
 //                   (pair<false> for tiles inside the bounds: no checks)
-//   tg_wgmma(d, descA, descB, accumulate): one wgmma.mma_async m64 x TG_BN x k16 into the
-//                   TG_BN / 2 f32 accumulators d of each thread of the warpgroup
+//   tg_wgmma(d, descA, descB, accumulate): one wgmma.mma_async m64 x TG_BN x 32 bytes of K
+//                   (k16 for 2-byte operands, k8 for TF32) into the TG_BN / 2 f32 accumulators
+//                   d of each thread of the warpgroup
 //
 // Each CTA computes TG_BM x TG_BN tiles with three warpgroups. Warpgroup 0 is the producer:
 // one thread issues TMA copies (cp.async.bulk.tensor) of A and B tiles into a ring of
@@ -91,11 +94,16 @@ __device__ __forceinline__ unsigned long long tg_wgmma_desc(unsigned addr, unsig
 #ifndef TG_TMA_STORE
 #define TG_TMA_STORE 0
 #endif
-constexpr int kTgAStageBytes = TG_BM * TG_BK * 2;
+#ifndef TG_ESIZE
+#define TG_ESIZE 2
+#endif
+static_assert(TG_BK * TG_ESIZE == 128, "a k-block is one 128-byte swizzled row of K");
+static_assert(TG_ESIZE == 2 || (TG_A_KMAJOR && TG_B_KMAJOR), "wgmma transposes only 2-byte operands");
+constexpr int kTgAStageBytes = TG_BM * TG_BK * TG_ESIZE;
 // TMA-store epilogue: per consumer, two 64 x 64 buffers of 2-byte results (128-byte swizzle).
 constexpr int kTgCBufBytes = 64 * 64 * 2;
 constexpr int kTgCBytes = TG_TMA_STORE ? 2 * 2 * kTgCBufBytes : 0;
-constexpr int kTgBStageBytes = TG_BN * TG_BK * 2;
+constexpr int kTgBStageBytes = TG_BN * TG_BK * TG_ESIZE;
 #ifndef TG_GROUP_M
 #define TG_GROUP_M 8
 #endif
@@ -187,11 +195,12 @@ __device__ __forceinline__ void tg_epilogue_direct(const TgBody& body, const flo
 #endif
 
 // One k-block of wgmma: rows [64 r, 64 r + 64) of the A stage at `a` times the B stage at `b`
-// into d (accumulating unless this is the tile's first k-block).
+// into d (accumulating unless this is the tile's first k-block). Each instruction takes 32
+// bytes of K: four per 128-byte k-block. (The MN-major offsets hold for 2-byte operands only.)
 __device__ __forceinline__ void tg_mma_kblock(float (&d)[TG_BN / 2], unsigned a, unsigned b, int r, bool first) {
-  a += r * 64 * TG_BK * 2;
+  a += r * 64 * TG_BK * TG_ESIZE;
 #pragma unroll
-  for (int kk = 0; kk < TG_BK / 16; ++kk) {
+  for (int kk = 0; kk < TG_BK * TG_ESIZE / 32; ++kk) {
 #if TG_A_KMAJOR
     const unsigned long long da = tg_wgmma_desc(a + 32 * kk, 16, 1024);
 #else

@@ -76,7 +76,7 @@ class Module {
 /// a box (the tile one copy moves) and 128-byte swizzling of shared memory. Encoded on the host
 /// for each new base address (Gpu::encodeTensorMap); kernels take it by value.
 struct TensorMapSpec {
-  enum class Type : uint8_t { BF16, F16, F32 };
+  enum class Type : uint8_t { BF16, F16, F32, TF32 };  ///< TF32: f32 in memory, read for TF32 math
   Type type = Type::BF16;
   uint32_t rank = 2;
   uint64_t dims[3] = {1, 1, 1};     ///< elements, innermost first
