@@ -286,6 +286,55 @@ TEST(GpuMatmul, Tf32LinearOnWgmma) {
   }
 }
 
+// f32 with an MN-major operand (A @ B with B stored [K, N]; A stored [K, M]) on sm_90a: each
+// such operand is copied to K-major by the tiled transpose kernel, then the product runs on
+// wgmma as TF32 (one kernel per copy, then the gemm), within the TF32 tolerance. Too small a
+// problem stays on mma.sync, one kernel.
+TEST(GpuMatmul, Tf32MnMajorOperandsAreCopiedForWgmma) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  tg::rt::Gpu& gpu = *tg::rt::Gpu::get();
+  const bool sm90 = gpu.info().arch() == "sm_90a" && tg::codegen::tuningFromEnvironment().matmulPath.empty();
+  struct Case {
+    Problem p;
+    size_t copies;  ///< operands copied on sm_90a (0: too small a problem)
+  };
+  const Case cases[] = {{{.m = 1024, .k = 512, .n = 1024}, 1},
+                        {{.m = 520, .k = 300, .n = 1000, .transA = true}, 2},  // A and B
+                        {{.m = 1000, .k = 260, .n = 600, .transA = true, .transB = true}, 1},
+                        {{.m = 384, .k = 256, .n = 512, .batch = 3}, 1},
+                        {{.m = 512, .k = 256, .n = 512, .batch = 2, .batchedA = false}, 1},
+                        {{.m = 256, .k = 128, .n = 192}, 0}};
+  uint64_t seed = 800;
+  for (const Case& c : cases) {
+    const Problem& p = c.p;
+    SCOPED_TRACE(p.str(DType::F32));
+    const bool ta = p.transA, tb = p.transB;
+    auto fn = [ta, tb](const Tensor& x, const Tensor& y) {
+      return tg::matmul(ta ? tg::transpose(x, -2, -1) : x, tb ? tg::transpose(y, -2, -1) : y);
+    };
+    const tg::rt::Plan plan =
+        planFor(tg::jit(fn).trace_ir(tg::TensorSpec{p.shapeA(), DType::F32}, tg::TensorSpec{p.shapeB(), DType::F32}), gpu);
+    const size_t copies = sm90 ? c.copies : 0;
+    EXPECT_EQ(plan.kernels.size(), copies + 1) << plan.str();
+    if (copies > 0 && plan.kernels.size() == copies + 1) {
+      for (size_t i = 0; i < copies; ++i)
+        EXPECT_NE(plan.kernels[i].summary.find("transpose"), std::string::npos) << plan.str();
+      EXPECT_NE(plan.kernels[copies].summary.find("wgmma TF32"), std::string::npos) << plan.str();
+    }
+    checkMatmul(p, DType::F32, seed += 2);
+  }
+  // x^T @ x: both operands are x, stored [K, M]; one copy (x^T) serves both.
+  const Problem p{.m = 1024, .k = 512, .n = 1024, .transA = true};
+  SCOPED_TRACE("x^T @ x, x " + tg::format_shape(p.shapeA()));
+  auto gram = [](const Tensor& x) { return tg::matmul(tg::transpose(x, -2, -1), x); };
+  const tg::rt::Plan plan = planFor(tg::jit(gram).trace_ir(tg::TensorSpec{p.shapeA(), DType::F32}), gpu);
+  EXPECT_EQ(plan.kernels.size(), sm90 ? 2u : 1u) << plan.str();
+  Tensor x = tg::randn(p.shapeA(), DType::F32, seed + 2, Device::CUDA);
+  const std::vector<float> xv = x.to_vector<float>();
+  const Reference r = referenceMatmul(p, xv, xv);
+  expectMatches(tg::jit(gram)(x), p, DType::F32, DType::F32, r, r.c, kIdentity);
+}
+
 TEST(GpuMatmul, BatchedAndBroadcast) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   const Problem problems[] = {

@@ -122,7 +122,8 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     FailureOr<KernelEmission> emission = failure();
     switch (fusion.getKind()) {
       case ir::FusionKind::elementwise:
-        emission = emitElementwise(fusion, name.str(), options);
+        emission = isTransposeCopy(fusion) ? emitTransposeCopy(fusion, name.str(), options)
+                                           : emitElementwise(fusion, name.str(), options);
         break;
       case ir::FusionKind::reduction:
         emission = emitReduction(fusion, name.str(), options);

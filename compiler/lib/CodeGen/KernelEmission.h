@@ -27,6 +27,7 @@ const char* matmulSimtTemplate();
 const char* matmulWgmmaTemplate();
 const char* matmulMmaTemplate();
 const char* checkTemplate();
+const char* transposeTemplate();
 
 mlir::FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
                                                 const CodeGenOptions& options);
@@ -34,6 +35,11 @@ mlir::FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::st
                                               const CodeGenOptions& options);
 mlir::FailureOr<KernelEmission> emitCheck(ir::FusionOp fusion, const std::string& name,
                                           const CodeGenOptions& options);
+/// Whether `fusion` only transposes its input's last two dims (templates/transpose.cuh then
+/// serves it, EmitTranspose.cpp), and that kernel.
+bool isTransposeCopy(ir::FusionOp fusion);
+mlir::FailureOr<KernelEmission> emitTransposeCopy(ir::FusionOp fusion, const std::string& name,
+                                                  const CodeGenOptions& options);
 mlir::FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& name,
                                            const CodeGenOptions& options);
 

@@ -19,6 +19,11 @@
 //  `simt`      everything else: a shared-memory tiled kernel with f32 accumulation on the CUDA
 //              cores, correct for every dtype, shape and target. 64x64 tiles when that gives
 //              at least one block per SM-sized share of the work, 32x32 otherwise.
+// f32 on sm_90a with an MN-major operand (A @ B, B stored [K, N]; or A stored [K, M]) in a
+// problem big enough to amortise it gets a K-major copy of that operand first: an elementwise
+// fusion holding one tg.transpose, which codegen serves with a tiled transpose kernel
+// (templates/transpose.cuh); the gemm then reads the copy on the wgmma path and records
+// `tg.kmajor_copy` ("A", "B" or "A, B").
 // `tg.path_reason` says why a matmul did not get a tensor-core path, or on sm_90a why it got
 // mma_sync rather than wgmma. TG_MATMUL_PATH=mma_sync
 // or =simt in the environment forces that path where its conditions hold, so each kernel can
@@ -89,6 +94,71 @@ std::string whyNotMmaSync(ir::MatmulOp mm, const std::string& arch, bool tf32) {
   return whyUnaligned(mm, "cp.async");
 }
 
+/// Copies operand `index` (0: A, 1: B) of `mm`, a block argument of the gemm `fusion`, into a
+/// K-major tensor with an elementwise kernel (a materialized tg.transpose of its last two
+/// dims) placed before the fusion, and makes `mm` read the copy: A stored [K, M] becomes
+/// [M, K], B stored [K, N] becomes [N, K].
+void copyToKMajor(ir::FusionOp fusion, ir::MatmulOp mm, int index) {
+  auto arg = cast<BlockArgument>(mm->getOperand(index));
+  Value outer = fusion.getInputs()[arg.getArgNumber()];
+  auto type = cast<RankedTensorType>(outer.getType());
+  const int64_t rank = type.getRank();
+  SmallVector<int64_t> perm, shape(type.getShape());
+  for (int64_t d = 0; d < rank; ++d) perm.push_back(d < rank - 2 ? d : (d == rank - 2 ? rank - 1 : rank - 2));
+  std::swap(shape[rank - 2], shape[rank - 1]);
+  auto copyType = RankedTensorType::get(shape, type.getElementType());
+
+  OpBuilder b(fusion);
+  auto copy = ir::FusionOp::create(b, fusion.getLoc(), TypeRange{copyType}, ir::FusionKind::elementwise,
+                                   ValueRange{outer});
+  Block* body = b.createBlock(&copy.getBody());
+  Value in = body->addArgument(type, fusion.getLoc());
+  Value t = ir::TransposeOp::create(b, fusion.getLoc(), copyType, in, b.getDenseI64ArrayAttr(perm));
+  ir::YieldOp::create(b, fusion.getLoc(), ValueRange{t});
+
+  fusion->insertOperands(fusion->getNumOperands(), ValueRange{copy.getResult(0)});
+  Value copied = fusion.getBody().addArgument(copyType, fusion.getLoc());
+  mm->setOperand(index, copied);
+  if (index == 0)
+    mm.setTransposeA(false);
+  else
+    mm.setTransposeB(true);
+}
+
+/// Drops the inputs of `fusion` that nothing inside it reads any more.
+void dropUnusedInputs(ir::FusionOp fusion) {
+  Block& body = fusion.getBody().front();
+  for (unsigned i = body.getNumArguments(); i-- > 0;)
+    if (body.getArgument(i).use_empty()) {
+      body.eraseArgument(i);
+      fusion->eraseOperand(i);
+    }
+}
+
+/// Why the f32 `mm` of `fusion` keeps its MN-major operands rather than getting K-major copies
+/// that let wgmma read it as TF32 (empty: copy them). A copy moves 8 bytes per element (read
+/// and write) and saves the GEMM about 2 M (for B; 2 N for A) flops' worth of mma.sync time
+/// per element: at the H200's rates (~3 TB/s for a copy, ~350 TFLOP/s for TF32 wgmma, ~90
+/// on mma.sync) it pays from M (N) of about 160; 256 leaves a margin, and problems under
+/// 2^27 multiply-adds (all batches) stay one kernel.
+std::string whyNoKMajorCopy(ir::FusionOp fusion, ir::MatmulOp mm) {
+  auto isArg = [&](Value v) {
+    auto a = dyn_cast<BlockArgument>(v);
+    return a && a.getOwner() == &fusion.getBody().front();
+  };
+  if ((mm.getTransposeA() && !isArg(mm.getA())) || (!mm.getTransposeB() && !isArg(mm.getB())))
+    return "the operand is reshaped inside the kernel, so it is not copied";
+  auto tc = cast<RankedTensorType>(mm.getType());
+  auto ta = cast<RankedTensorType>(mm.getA().getType());
+  const int64_t m = tc.getShape()[tc.getRank() - 2], n = tc.getShape().back();
+  const int64_t k = mm.getTransposeA() ? ta.getShape()[ta.getRank() - 2] : ta.getShape().back();
+  if (k % 4 != 0) return "K is not a multiple of 4, so a K-major copy's rows would not be 16-byte aligned";
+  if (tc.getNumElements() * k < (int64_t(1) << 27)) return "too small for a K-major copy to pay";
+  if (!mm.getTransposeB() && m < 256) return "M < 256: too few rows for a K-major copy of B to pay";
+  if (mm.getTransposeA() && n < 256) return "N < 256: too few columns for a K-major copy of A to pay";
+  return {};
+}
+
 struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
   using Base::Base;
 
@@ -103,6 +173,40 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
           << forceSchedule << "' is not cooperative or pingpong (TG_GEMM_SCHEDULE sets it)";
       return signalPassFailure();
     }
+    // f32 on sm_90a: MN-major operands get K-major copies where that pays, so that wgmma can
+    // read them as TF32 (the walk below then picks wgmma); elsewhere the reason is kept.
+    llvm::DenseMap<Operation*, std::string> noCopy;
+    if (arch == "sm_90a" && tf32 && forcePath.empty()) {
+      SmallVector<ir::FusionOp> gemms;
+      getOperation().walk([&](ir::FusionOp f) {
+        if (f.getKind() == ir::FusionKind::gemm) gemms.push_back(f);
+      });
+      for (ir::FusionOp f : gemms) {
+        ir::MatmulOp mm;
+        f.getBody().walk([&](ir::MatmulOp m) { mm = m; });
+        if (!mm || !cast<RankedTensorType>(mm.getA().getType()).getElementType().isF32() ||
+            !whyUnaligned(mm, "TMA").empty() || (!mm.getTransposeA() && mm.getTransposeB()))
+          continue;
+        std::string why = whyNoKMajorCopy(f, mm);
+        if (!why.empty()) {
+          noCopy[f] = why;
+          continue;
+        }
+        const bool copyA = mm.getTransposeA(), copyB = !mm.getTransposeB();
+        const bool same = mm.getA() == mm.getB();  // x^T @ x: both copies would be x^T
+        if (copyA) copyToKMajor(f, mm, 0);
+        if (copyB && copyA && same) {
+          mm->setOperand(1, mm.getA());
+          mm.setTransposeB(true);
+        } else if (copyB) {
+          copyToKMajor(f, mm, 1);
+        }
+        dropUnusedInputs(f);
+        // The operands the kernel before this one copied, for the dump.
+        f->setAttr("tg.kmajor_copy", Builder(&getContext()).getStringAttr(copyA && copyB ? "A, B" : copyA ? "A" : "B"));
+      }
+    }
+
     getOperation().walk([&](ir::FusionOp fusion) {
       if (fusion.getKind() != ir::FusionKind::gemm) return;
       ir::MatmulOp matmul;
@@ -133,7 +237,10 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
         path = "wgmma";
       } else if (notMma.empty()) {
         path = "mma_sync";
-        if (arch == "sm_90a" && forcePath.empty()) why = notWgmma;  // why not the faster path
+        if (arch == "sm_90a" && forcePath.empty()) {  // why not the faster path
+          why = notWgmma;
+          if (auto it = noCopy.find(fusion); it != noCopy.end()) why += "; " + it->second;
+        }
       } else {
         // The reason of the path this matmul would have taken: wgmma for 16-bit on sm_90a.
         path = "simt", why = (arch == "sm_90a" && !operandType.isF32()) ? notWgmma : notMma;

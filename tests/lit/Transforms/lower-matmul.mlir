@@ -18,6 +18,9 @@
 //    stages when that still gives about a wave of tiles, else 128x128 with 6; K-blocks of
 //    128 bytes (64 two-byte or 32 f32 elements). TG_GEMM_SCHEDULE=pingpong: ping-pong,
 //    128x128 with 6 stages.
+//  - sm_90a, f32 with an MN-major operand (B [K, N] or A [K, M]) in a problem big enough
+//    (M, resp. N, >= 256, K a multiple of 4, >= 2^27 multiply-adds): a tiled transpose kernel
+//    copies the operand to K-major first (`tg.kmajor_copy` names it), then wgmma as above.
 //  - sm_80 and newer, bf16/f16 (sm_90a: only f32 that wgmma cannot read, as TF32, with the
 //    reason) whose rows cp.async can copy in 16-byte pieces: the mma_sync path, 128x128
 //    tiles when that gives about a wave, else 64x64; K slabs of 64 bytes (32 two-byte or 16
@@ -72,11 +75,14 @@ func.func @mlp_bf16(%x: tensor<4096x512xbf16>, %w: tensor<4096x512xbf16>, %b: te
 
 // -----
 
-// f32 multiplies as TF32 on the tensor cores. On sm_90a, B stored [K, N] keeps it off wgmma
-// (which reads TF32 only K-major), with the reason; Precision::Accurate (tf32=false) keeps it
-// in f32 on the CUDA cores.
+// f32 multiplies as TF32 on the tensor cores. On sm_90a wgmma reads TF32 only K-major, so B
+// stored [K, N] is first copied to [N, K] by a kernel of its own (M = 2048 rows amortise the
+// copy); Precision::Accurate (tf32=false) keeps it in f32 on the CUDA cores.
 // CHECK-LABEL: func.func @large_f32
-// CHECK: tg.path = "mma_sync", tg.path_reason = "wgmma reads f32 (as TF32) only from K-major operands, A [M, K] and B [N, K] (x @ w^T); here B is [K, N]", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
+// CHECK: %[[BT:.*]] = tg.fusion elementwise(%arg1) : (tensor<512x2048xf32>) -> tensor<2048x512xf32>
+// CHECK: tg.transpose %{{.*}} perm = [1, 0] : tensor<512x2048xf32> to tensor<2048x512xf32>
+// CHECK: tg.fusion gemm(%arg0, %[[BT]]) {tg.arch = "sm_90a", tg.kmajor_copy = "B", tg.path = "wgmma", tg.schedule = "cooperative", tg.stages = 4 : i64, tg.tile = array<i64: 128, 256, 32>}
+// CHECK: tg.matmul %{{.*}}, %{{.*}} transpose_b : tensor<2048x512xf32>, tensor<2048x512xf32> -> tensor<2048x2048xf32>
 // FORCED-LABEL: func.func @large_f32
 // FORCED: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
 // SM80-LABEL: func.func @large_f32
@@ -107,9 +113,12 @@ func.func @linear_f32(%x: tensor<2048x512xf32>, %w: tensor<2048x512xf32>) -> ten
 
 // -----
 
-// A transposed A ([K, M]) keeps f32 off wgmma too.
+// A transposed A ([K, M]) is copied to [M, K]; the gemm's inputs are then W and the copy.
 // CHECK-LABEL: func.func @transposed_a_f32
-// CHECK: tg.path = "mma_sync", tg.path_reason = "wgmma reads f32 (as TF32) only from K-major operands, A [M, K] and B [N, K] (x @ w^T); here A is [K, M]"
+// CHECK: %[[AT:.*]] = tg.fusion elementwise(%arg0) : (tensor<512x2048xf32>) -> tensor<2048x512xf32>
+// CHECK: tg.fusion gemm(%arg1, %[[AT]]) {tg.arch = "sm_90a", tg.kmajor_copy = "A", tg.path = "wgmma"
+// CHECK: ^bb0(%[[W:.*]]: tensor<2048x512xf32>, %[[A:.*]]: tensor<2048x512xf32>):
+// CHECK: tg.matmul %[[A]], %[[W]] transpose_b :
 func.func @transposed_a_f32(%a: tensor<512x2048xf32>, %w: tensor<2048x512xf32>) -> tensor<2048x2048xf32> {
   %0 = tg.matmul %a, %w transpose_a transpose_b : tensor<512x2048xf32>, tensor<2048x512xf32> -> tensor<2048x2048xf32>
   return %0 : tensor<2048x2048xf32>
@@ -117,9 +126,24 @@ func.func @transposed_a_f32(%a: tensor<512x2048xf32>, %w: tensor<2048x512xf32>) 
 
 // -----
 
+// x^T @ x: both operands are x stored [K, M]; one copy, x^T, serves as A and (K-major) B, and
+// the gemm no longer reads x itself.
+// CHECK-LABEL: func.func @gram_f32
+// CHECK: %[[XT:.*]] = tg.fusion elementwise(%arg0) : (tensor<1024x2048xf32>) -> tensor<2048x1024xf32>
+// CHECK: tg.fusion gemm(%[[XT]]) {tg.arch = "sm_90a", tg.kmajor_copy = "A, B", tg.path = "wgmma"
+// CHECK: ^bb0(%[[T:.*]]: tensor<2048x1024xf32>):
+// CHECK: tg.matmul %[[T]], %[[T]] transpose_b :
+func.func @gram_f32(%x: tensor<1024x2048xf32>) -> tensor<2048x2048xf32> {
+  %0 = tg.matmul %x, %x transpose_a : tensor<1024x2048xf32>, tensor<1024x2048xf32> -> tensor<2048x2048xf32>
+  return %0 : tensor<2048x2048xf32>
+}
+
+// -----
+
 // A batch of 3 sharing a rank-2 B: 3 x 2 x 3 tiles of 128 are too few, so 64x64.
 // CHECK-LABEL: func.func @batched_f32
-// CHECK: tg.path = "mma_sync", tg.path_reason = "{{.*}}here B is [K, N]", tg.stages = 4 : i64, tg.tile = array<i64: 64, 64, 16>
+// CHECK-NOT: tg.transpose
+// CHECK: tg.path = "mma_sync", tg.path_reason = "wgmma reads f32 (as TF32) only from K-major operands, A [M, K] and B [N, K] (x @ w^T); here B is [K, N]; too small for a K-major copy to pay", tg.stages = 4 : i64, tg.tile = array<i64: 64, 64, 16>
 func.func @batched_f32(%a: tensor<3x200x64xf32>, %b: tensor<64x300xf32>) -> tensor<3x200x300xf32> {
   %0 = tg.matmul %a, %b : tensor<3x200x64xf32>, tensor<64x300xf32> -> tensor<3x200x300xf32>
   return %0 : tensor<3x200x300xf32>
