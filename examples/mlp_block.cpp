@@ -3,6 +3,11 @@
 // The README's first command runs this: it traces a pre-norm GELU MLP block
 // (layer_norm -> X W1^T + b1 -> GELU -> (.) W2^T + b2 -> residual add), prints the traced tg
 // IR, runs it, checks it against eager execution of the same lambda, and prints a few values.
+// On a GPU the f32 matmuls multiply as TF32 (10-bit mantissas), and the jit, which folds the
+// transposes into its matmuls and fuses bias + GELU into them, may take another tensor-core
+// kernel than op-by-op eager execution (on an H200: wgmma, which drops the low mantissa bits,
+// against mma.sync, which rounds them), so the two agree to TF32's precision rather than
+// bit for bit; on the CPU both are plain f32.
 //
 //===----------------------------------------------------------------------===//
 #include <tg/tg.h>
@@ -45,16 +50,22 @@ int main() {
 
   // Check against eager execution of the same lambda.
   std::vector<float> got = y.to_vector(), again = y2.to_vector(), eager = block(x).to_vector();
-  double maxDiff = 0;
+  // Allowed: 2^-8 (four TF32 units) relative to 1 + |eager| on CUDA; 1e-5 on the CPU. A wrong
+  // kernel misses by about the values themselves.
+  const bool tf32 = y.device() == tg::Device::CUDA;
+  const double tolerance = tf32 ? std::ldexp(1.0, -8) : 1e-5;
+  double maxDiff = 0, worst = 0;  // worst: max |diff| / (1 + |eager|) on CUDA, max |diff| on CPU
   for (size_t i = 0; i < got.size(); ++i) {
-    maxDiff = std::max(maxDiff, double(std::fabs(got[i] - eager[i])));
-    maxDiff = std::max(maxDiff, double(std::fabs(again[i] - eager[i])));
+    const double d = std::max(std::fabs(got[i] - eager[i]), std::fabs(again[i] - eager[i]));
+    maxDiff = std::max(maxDiff, d);
+    worst = std::max(worst, tf32 ? d / (1.0 + std::fabs(eager[i])) : d);
   }
   auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
   std::printf("device: %s | first call (trace + compile + run): %.1f ms | replay: %.1f ms\n",
               tg::device_name(y.device()), ms(t1 - t0), ms(t2 - t1));
-  std::printf("jit vs eager: max |diff| = %.3g over %zu values\n", maxDiff, got.size());
-  if (!(maxDiff <= 1e-5)) {
+  std::printf("jit vs eager: max |diff| = %.3g over %zu values (allowed: %s%.3g)\n", maxDiff, got.size(),
+              tf32 ? "TF32 matmuls, |diff| / (1 + |eager|) <= " : "", tolerance);
+  if (!(worst <= tolerance)) {
     std::printf("MISMATCH between jit and eager results\n");
     return 1;
   }
