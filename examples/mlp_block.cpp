@@ -5,9 +5,9 @@
 // IR, runs it, checks it against eager execution of the same lambda, and prints a few values.
 // On a GPU the f32 matmuls multiply as TF32 (10-bit mantissas), and the jit, which folds the
 // transposes into its matmuls and fuses bias + GELU into them, may take another tensor-core
-// kernel than op-by-op eager execution (on an H200: wgmma, which drops the low mantissa bits,
-// against mma.sync, which rounds them), so the two agree to TF32's precision rather than
-// bit for bit; on the CPU both are plain f32.
+// kernel than op-by-op eager execution (on an H200: wgmma against mma.sync, whose sums run in
+// another order), so the two agree to TF32's precision rather than bit for bit; on the CPU
+// both are plain f32.
 //
 //===----------------------------------------------------------------------===//
 #include <tg/tg.h>

@@ -41,7 +41,7 @@ def main():
     ref = x.astype(np.float64) @ w.astype(np.float64).T
     for rule in ("round", "truncate"):
         c = tf32(x, rule).astype(np.float64) @ tf32(w, rule).astype(np.float64).T
-        print(f"numpy, inputs {rule}ed to tf32: {stats(c, ref)}")
+        print(f"numpy, inputs {'rounded' if rule == 'round' else 'truncated'} to tf32: {stats(c, ref)}")
     with tempfile.TemporaryDirectory() as d:
         np.save(f"{d}/x.npy", x)
         np.save(f"{d}/w.npy", w)
