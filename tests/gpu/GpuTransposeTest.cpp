@@ -30,9 +30,9 @@ TEST(GpuTranspose, TiledCopyEqualsTheInterpreter) {
       const tg::rt::Plan plan = planFor(tg::jit(fn).trace_ir(tg::TensorSpec{shape, d}), gpu);
       ASSERT_EQ(plan.kernels.size(), 1u) << plan.str();
       EXPECT_NE(plan.kernels[0].summary.find("transpose (32 x 32 tiles"), std::string::npos) << plan.str();
-      // randn * 100, cast: integers get varied values (bools all come out true: that case checks
-      // that the 1-byte element type compiles and moves; the others check the permutation).
-      Tensor x = tg::cast(tg::randn(shape, DType::F32, seed++, Device::CPU) * 100.0f, d);
+      // Varied values in every dtype: randn * 100 cast for numbers, randn > 0 for bools.
+      Tensor r = tg::randn(shape, DType::F32, seed++, Device::CPU);
+      Tensor x = d == DType::Bool ? r > 0.0f : tg::cast(r * 100.0f, d);
       Tensor want = tg::jit(fn)(x);
       Tensor got = tg::jit(fn)(x.to(Device::CUDA));
       std::string why;

@@ -333,19 +333,10 @@ void buildFusion(ArrayRef<Operation*> members, ir::FusionKind kind) {
 /// Replaces the use `use` of a layout value computed by a non-linear chain with a copy kernel
 /// that materializes it.
 void materializeUse(OpOperand& use) {
-  Value v = use.get();
-  Operation* def = v.getDefiningOp();
+  Operation* def = use.get().getDefiningOp();
   OpBuilder b(def->getContext());
   b.setInsertionPointAfter(def);
-  LayoutChain chain = traceLayout(v);
-  auto fusion = ir::FusionOp::create(b, def->getLoc(), TypeRange{v.getType()},
-                                     ir::FusionKind::elementwise, ValueRange{chain.root});
-  Block* body = b.createBlock(&fusion.getBody());
-  IRMapping map;
-  map.map(chain.root, body->addArgument(chain.root.getType(), chain.root.getLoc()));
-  for (Operation* op : llvm::reverse(chain.ops)) b.clone(*op, map);
-  ir::YieldOp::create(b, def->getLoc(), ValueRange{map.lookup(v)});
-  use.set(fusion.getResult(0));
+  use.set(buildLayoutCopy(b, use.get()).getResult(0));
 }
 
 void eraseDeadOps(Block& block) {

@@ -30,6 +30,7 @@
 // be tested on any GPU (mma_sync for bf16 on an H200, say).
 //
 //===----------------------------------------------------------------------===//
+#include "tg/Transforms/LayoutChain.h"
 #include "tg/Transforms/Passes.h"
 
 #include <cstdlib>
@@ -95,9 +96,9 @@ std::string whyNotMmaSync(ir::MatmulOp mm, const std::string& arch, bool tf32) {
 }
 
 /// Copies operand `index` (0: A, 1: B) of `mm`, a block argument of the gemm `fusion`, into a
-/// K-major tensor with an elementwise kernel (a materialized tg.transpose of its last two
-/// dims) placed before the fusion, and makes `mm` read the copy: A stored [K, M] becomes
-/// [M, K], B stored [K, N] becomes [N, K].
+/// K-major tensor with a copy kernel (buildLayoutCopy of a tg.transpose of its last two dims)
+/// placed before the fusion, and makes `mm` read the copy: A stored [K, M] becomes [M, K], B
+/// stored [K, N] becomes [N, K].
 void copyToKMajor(ir::FusionOp fusion, ir::MatmulOp mm, int index) {
   auto arg = cast<BlockArgument>(mm->getOperand(index));
   Value outer = fusion.getInputs()[arg.getArgNumber()];
@@ -109,12 +110,9 @@ void copyToKMajor(ir::FusionOp fusion, ir::MatmulOp mm, int index) {
   auto copyType = RankedTensorType::get(shape, type.getElementType());
 
   OpBuilder b(fusion);
-  auto copy = ir::FusionOp::create(b, fusion.getLoc(), TypeRange{copyType}, ir::FusionKind::elementwise,
-                                   ValueRange{outer});
-  Block* body = b.createBlock(&copy.getBody());
-  Value in = body->addArgument(type, fusion.getLoc());
-  Value t = ir::TransposeOp::create(b, fusion.getLoc(), copyType, in, b.getDenseI64ArrayAttr(perm));
-  ir::YieldOp::create(b, fusion.getLoc(), ValueRange{t});
+  auto transposed = ir::TransposeOp::create(b, fusion.getLoc(), copyType, outer, b.getDenseI64ArrayAttr(perm));
+  ir::FusionOp copy = buildLayoutCopy(b, transposed);  // clones the transpose inside
+  transposed.erase();
 
   fusion->insertOperands(fusion->getNumOperands(), ValueRange{copy.getResult(0)});
   Value copied = fusion.getBody().addArgument(copyType, fusion.getLoc());

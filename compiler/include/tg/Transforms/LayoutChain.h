@@ -10,6 +10,9 @@
 
 #include "tg/Dialect/TgOps.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
 #include "llvm/ADT/SmallVector.h"
 
 namespace tg {
@@ -36,6 +39,24 @@ inline LayoutChain traceLayout(mlir::Value v) {
   }
   chain.root = v;
   return chain;
+}
+
+/// A copy kernel for the layout value `v`: an elementwise tg.fusion at `b`'s insertion point
+/// whose one input is the root of `v`'s layout chain and whose one result is `v`, the chain
+/// cloned inside. The fuser materializes a layout value a matmul or the function result needs
+/// in memory with it; tg-lower-matmul, a K-major copy of a matmul operand.
+inline ir::FusionOp buildLayoutCopy(mlir::OpBuilder& b, mlir::Value v) {
+  mlir::OpBuilder::InsertionGuard guard(b);
+  const mlir::Location loc = v.getDefiningOp()->getLoc();
+  LayoutChain chain = traceLayout(v);
+  auto fusion = ir::FusionOp::create(b, loc, mlir::TypeRange{v.getType()}, ir::FusionKind::elementwise,
+                                     mlir::ValueRange{chain.root});
+  mlir::Block* body = b.createBlock(&fusion.getBody());
+  mlir::IRMapping map;
+  map.map(chain.root, body->addArgument(chain.root.getType(), chain.root.getLoc()));
+  for (mlir::Operation* op : llvm::reverse(chain.ops)) b.clone(*op, map);
+  ir::YieldOp::create(b, loc, mlir::ValueRange{map.lookup(v)});
+  return fusion;
 }
 
 }  // namespace tg
