@@ -7,15 +7,16 @@ namespace tg {
 
 using detail::fail;
 
-static void checkShape(const Shape& shape, const char* op, const Loc& loc) {
+static void checkShape(const Shape& shape, DType dtype, const char* op, const Loc& loc) {
   for (int64_t d : shape)
     if (d < 0) fail(op, "shape " + format_shape(shape) + " has a negative extent", loc);
+  if (std::string err = tensor_size_error(dtype, shape); !err.empty()) fail(op, err, loc);
 }
 
 template <typename T>
 static Tensor fromData(const std::vector<T>& data, Shape shape, DType dtype, Device device,
                        const Loc& loc) {
-  checkShape(shape, "from_vector", loc);
+  checkShape(shape, dtype, "from_vector", loc);
   if (static_cast<int64_t>(data.size()) != shape_numel(shape))
     fail("from_vector",
          std::to_string(data.size()) + " values cannot fill shape " + format_shape(shape) +
@@ -45,7 +46,7 @@ Tensor from_vector(std::initializer_list<float> data, Shape shape, DType dtype, 
 }
 
 Tensor full(Shape shape, double value, DType dtype, Device device, Loc loc) {
-  checkShape(shape, "full", loc);
+  checkShape(shape, dtype, "full", loc);
   return detail::full({dtype, std::move(shape)}, value, device, loc);
 }
 
@@ -76,7 +77,7 @@ enum class Distribution { Uniform, Normal };
 
 Tensor random(Shape shape, DType dtype, uint64_t seed, Device device, Distribution dist,
               const char* op, const Loc& loc) {
-  checkShape(shape, op, loc);
+  checkShape(shape, dtype, op, loc);
   if (!is_floating(dtype))
     fail(op, std::string("needs a floating-point dtype, got ") + dtype_name(dtype), loc);
   const int64_t n = shape_numel(shape);

@@ -3,6 +3,8 @@
 #include "KernelEmission.h"
 #include "ScalarMath.h"
 
+#include "tg/Transforms/LayoutChain.h"
+
 #include <sstream>
 
 using namespace mlir;
@@ -23,8 +25,14 @@ FailureOr<KernelEmission> emitCheck(ir::FusionOp fusion, const std::string& name
   DimIndices idx = mapToRoot(
       cond, delinearize(IndexExpr::var("i", numel), Shape(type.getShape().begin(), type.getShape().end())),
       root);
-  auto arg = dyn_cast<BlockArgument>(root);
-  if (!arg) return fusion.emitOpError("the checked condition must come from the kernel's inputs");
+  std::string value;  // element i of the condition
+  if (auto arg = dyn_cast<BlockArgument>(root))
+    value = "in" + std::to_string(arg.getArgNumber()) + "[" + linearize(idx).str(sfx) + "]";
+  else if (isSplatConstant(root))  // tg.check of a constant: canonicalize keeps failing ones
+    value = splatLiteral(cast<DenseElementsAttr>(root.getDefiningOp<ir::ConstantOp>().getValue()),
+                         DType::Bool);
+  else
+    return fusion.emitOpError("the checked condition must come from the kernel's inputs");
 
   std::ostringstream os;
   os << "struct TgBody {\n  typedef " << index << " Index;\n";
@@ -34,8 +42,8 @@ FailureOr<KernelEmission> emitCheck(ir::FusionOp fusion, const std::string& name
     os << "  const " << storageType(dtypeOfValue(fusion.getBody().getArgument(i))) << "* __restrict__ in"
        << i << ";\n";
   os << "  int* flag;\n";
-  os << "  __device__ __forceinline__ bool ok(Index i) const { return in" << arg.getArgNumber()
-     << "[" << linearize(idx).str(sfx) << "] != 0; }\n};\n";
+  os << "  __device__ __forceinline__ bool ok(Index i) const { (void)i; return " << value
+     << " != 0; }\n};\n";
 
   const int64_t blocks =
       std::max<int64_t>(1, std::min<int64_t>((numel + 255) / 256, int64_t(options.smCount) * 4));

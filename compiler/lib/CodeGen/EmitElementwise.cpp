@@ -31,12 +31,6 @@ std::string numbered(const char* prefix, long long n) {
   return s;
 }
 
-bool isSplat(Value v) {
-  auto c = v.getDefiningOp<ir::ConstantOp>();
-  auto d = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
-  return d && d.isSplat();
-}
-
 }  // namespace
 
 FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
@@ -131,7 +125,7 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   std::function<std::string(Value)> nameOf = [&](Value v) -> std::string {
     auto it = names.find(v);
     if (it != names.end()) return it->second;
-    if (isSplat(v)) {
+    if (isSplatConstant(v)) {
       auto c = v.getDefiningOp<ir::ConstantOp>();
       return splatLiteral(cast<DenseElementsAttr>(c.getValue()), dtypeOfValue(v));
     }
@@ -228,7 +222,8 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   const int64_t perSm = tuning.blocksPerSm;
   int64_t blocks = (steps + block - 1) / block;
   if (perSm > 0) blocks = std::min<int64_t>(blocks, int64_t(options.smCount) * perSm);
-  blocks = std::max<int64_t>(blocks, 1);
+  // The loop strides by the grid, so a grid capped at CUDA's limit still covers the data.
+  blocks = std::clamp<int64_t>(blocks, 1, (int64_t(1) << 31) - 1);
   std::ostringstream summary;
   int ops = 0;
   for (Operation& op : body)

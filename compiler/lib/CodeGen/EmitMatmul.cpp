@@ -109,9 +109,7 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
   e.kernel.source = kernelHeader(name, summary.str()) + "#define TG_BM " + std::to_string(bm) +
                     "\n#define TG_BN " + std::to_string(bn) + "\n#define TG_BK " +
                     std::to_string(bk) + "\n" + os.str() + matmulSimtTemplate();
-  e.dims.grid[0] = static_cast<uint32_t>((N + bn - 1) / bn);
-  e.dims.grid[1] = static_cast<uint32_t>((M + bm - 1) / bm);
-  e.dims.grid[2] = static_cast<uint32_t>(p.batch);
+  if (failed(setGrid(e, fusion, (N + bn - 1) / bn, (M + bm - 1) / bm, p.batch))) return failure();
   e.dims.block[0] = 256;
   return e;
 }

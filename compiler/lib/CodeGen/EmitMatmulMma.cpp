@@ -68,8 +68,7 @@ FailureOr<KernelEmission> emitMatmulMma(ir::FusionOp fusion, ir::MatmulOp mm, co
   e.kernel.summary = summary.str();
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + matmulMmaTemplate();
   const int64_t tiles = ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn);
-  e.dims.grid[0] = static_cast<uint32_t>(tiles);
-  e.dims.grid[2] = static_cast<uint32_t>(p.batch);
+  if (failed(setGrid(e, fusion, tiles, 1, p.batch))) return failure();
   e.dims.block[0] = static_cast<uint32_t>(warpsM * warpsN * 32);
   e.dims.sharedBytes = static_cast<uint32_t>(stages * (bm + bn) * bk * elemBytes);
   return e;

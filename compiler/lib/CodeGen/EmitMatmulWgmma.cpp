@@ -181,6 +181,8 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   // number of tiles (1024 tiles: 128 CTAs x 8, not 132 with some idle in the last round),
   // measured 0.5-2% faster on the H200. Tuning::gemmCtas (TG_GEMM_CTAS) overrides it.
   const int64_t tiles = tilesM * tilesN * batch;
+  if (tiles >= (int64_t(1) << 31))  // the template walks tiles with an int
+    return fusion.emitOpError("has ") << tiles << " wgmma tiles; the kernel counts them in 32 bits";
   const int64_t sms = std::max(1, options.smCount);
   const int64_t rounds = (tiles + sms - 1) / sms;
   int64_t ctas = (tiles + rounds - 1) / rounds;

@@ -10,6 +10,7 @@
 #include "ScalarMath.h"
 
 #include "tg/Dialect/OpDescription.h"
+#include "tg/Transforms/LayoutChain.h"
 
 #include <algorithm>
 #include <sstream>
@@ -45,21 +46,31 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
   const std::string index =
       indexType(std::max<int64_t>(shape_numel(inShape), std::max(outputs, reducedCount)) + 64, sfx);
 
-  // The input's dims from (o, r): kept dims from the output index, reduced from r.
-  DimIndices kept = delinearize(IndexExpr::var("o", outputs), keptShape);
-  DimIndices red = delinearize(IndexExpr::var("r", reducedCount), reducedShape);
-  DimIndices dims;
-  dims.shape = inShape;
-  size_t k = 0, rr = 0;
-  for (size_t dim = 0; dim < inShape.size(); ++dim) {
-    bool reduced = std::find(d->attrs.axes.begin(), d->attrs.axes.end(), (int64_t)dim) !=
-                   d->attrs.axes.end();
-    dims.dims.push_back(reduced ? red.dims[rr++] : kept.dims[k++]);
+  // What load(o, r) returns: the input read through its layout chain at the input's dims from
+  // (o, r) (kept dims from the output index, reduced from r), or a splat's value. Nothing is
+  // read when no element is reduced (a sum over an empty axis: every output is init()).
+  std::string loaded = "init()";
+  if (reducedCount > 0) {
+    DimIndices kept = delinearize(IndexExpr::var("o", outputs), keptShape);
+    DimIndices red = delinearize(IndexExpr::var("r", reducedCount), reducedShape);
+    DimIndices dims;
+    dims.shape = inShape;
+    size_t k = 0, rr = 0;
+    for (size_t dim = 0; dim < inShape.size(); ++dim) {
+      bool reduced = std::find(d->attrs.axes.begin(), d->attrs.axes.end(), (int64_t)dim) !=
+                     d->attrs.axes.end();
+      dims.dims.push_back(reduced ? red.dims[rr++] : kept.dims[k++]);
+    }
+    Value root;
+    DimIndices rootDims = mapToRoot(input, dims, root);
+    if (auto arg = dyn_cast<BlockArgument>(root))
+      loaded = loadConvert(dtype, "in" + std::to_string(arg.getArgNumber()) + "[" +
+                                      linearize(rootDims).str(sfx) + "]");
+    else if (isSplatConstant(root))
+      loaded = splatLiteral(cast<DenseElementsAttr>(root.getDefiningOp<ir::ConstantOp>().getValue()), dtype);
+    else
+      return fusion.emitOpError("reduction input must come from the kernel's inputs");
   }
-  Value root;
-  DimIndices rootDims = mapToRoot(input, dims, root);
-  auto arg = dyn_cast<BlockArgument>(root);
-  if (!arg) return fusion.emitOpError("reduction input must come from the kernel's inputs");
 
   const bool isInt = dtype == DType::I32;
   const char* acc = isInt ? "int" : "float";
@@ -69,7 +80,9 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
   os << "  typedef " << index << " Index;\n  typedef " << acc << " Acc;\n";
   os << "  static constexpr Index kOutputs = " << outputs << sfx << ";\n";
   os << "  static constexpr Index kReduced = " << reducedCount << sfx << ";\n";
-  os << "  const " << storageType(dtype) << "* __restrict__ in0;\n";
+  for (unsigned i = 0; i < fusion.getNumOperands(); ++i)
+    os << "  const " << storageType(dtypeOfValue(fusion.getBody().getArgument(i))) << "* __restrict__ in"
+       << i << ";\n";
   os << "  " << storageType(dtypeOfValue(reduce->getResult(0))) << "* __restrict__ out0;\n";
   os << "  __device__ __forceinline__ Acc init() const { return "
      << (isMax ? (isInt ? "(-2147483647 - 1)" : "-__int_as_float(0x7f800000)") : (isInt ? "0" : "0.0f"))
@@ -78,7 +91,7 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
      << (isMax ? (isInt ? "(a > b ? a : b)" : "tg_maxf(a, b)") : (isInt ? "tg_iadd(a, b)" : "a + b"))
      << "; }\n";
   os << "  __device__ __forceinline__ Acc load(Index o, Index r) const {\n    (void)o; (void)r;\n"
-     << "    return " << loadConvert(dtype, "in0[" + linearize(rootDims).str(sfx) + "]") << ";\n  }\n";
+     << "    return " << loaded << ";\n  }\n";
   std::string value = d->kind == graph::OpKind::ReduceMean
                           ? "acc / " + std::to_string(reducedCount) + ".0f"
                           : std::string("acc");

@@ -74,9 +74,7 @@ FailureOr<KernelEmission> emitTransposeCopy(ir::FusionOp fusion, const std::stri
   std::ostringstream defines;
   defines << "#define TG_ROWS " << rows << "\n#define TG_COLS " << cols << "\n";
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + transposeTemplate();
-  e.dims.grid[0] = static_cast<uint32_t>((cols + 31) / 32);
-  e.dims.grid[1] = static_cast<uint32_t>((rows + 31) / 32);
-  e.dims.grid[2] = static_cast<uint32_t>(batch);
+  if (failed(setGrid(e, fusion, (cols + 31) / 32, (rows + 31) / 32, batch))) return failure();
   e.dims.block[0] = 256;
   return e;
 }

@@ -54,6 +54,11 @@ int64_t numelOf(mlir::Value v);
 /// "unsigned" when every index below `bound` fits in 32 bits, else "unsigned long long";
 /// `suffix` receives the matching literal suffix.
 std::string indexType(int64_t bound, std::string& suffix);
+/// Sets `e`'s grid to (x, y, z) blocks, or fails with an error on `fusion` if CUDA cannot
+/// launch it (x < 2^31, y and z <= 65535): a tensor within tg's size limit can still be too
+/// large for one kernel's grid, and a truncated grid would compute part of the result.
+mlir::LogicalResult setGrid(KernelEmission& e, ir::FusionOp fusion, int64_t x, int64_t y = 1,
+                            int64_t z = 1);
 /// "#define TG_NAME <name>" and the other macros a template expects, plus the prelude.
 std::string kernelHeader(const std::string& name, const std::string& summary,
                          const std::string& defines = "");

@@ -2,6 +2,7 @@
 #include "tg/Compiler/Driver.h"
 
 #include "tg/Compiler/Context.h"
+#include "tg/Dialect/EntryFunction.h"
 #include "tg/Runtime/Nvrtc.h"
 #include "tg/Support/Error.h"
 
@@ -57,6 +58,8 @@ rt::Plan compile(ModuleOp module, const PipelineOptions& options, const Artifact
 
   if (failed(verify(module)))
     throw Error("the graph does not verify:\n" + errors, firstError);
+  if (failed(ir::entryFunction(module)))
+    throw Error("the module is not one tg function:\n" + errors, firstError);
   int step = 0;
   if (sink) sink({"traced", std::to_string(step++) + "-traced.mlir", printModule(module)});
   FailureOr<rt::Plan> plan = compileToPlan(module, options, [&](const std::string& stage, ModuleOp m) {

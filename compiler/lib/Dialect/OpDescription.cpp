@@ -5,6 +5,7 @@
 
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using tg::graph::OpKind;
@@ -38,7 +39,24 @@ std::optional<graph::TensorType> typeOf(Type type) {
   if (!tensor || !tensor.hasStaticShape() || tensor.getEncoding()) return std::nullopt;
   std::optional<DType> dtype = dtypeOf(tensor.getElementType());
   if (!dtype) return std::nullopt;
-  return graph::TensorType{*dtype, Shape(tensor.getShape().begin(), tensor.getShape().end())};
+  // Never getNumElements(): it would overflow for tensor<4294967296x4294967296xf32>.
+  graph::TensorType t{*dtype, Shape(tensor.getShape().begin(), tensor.getShape().end())};
+  if (!tensor_size_error(t.dtype, t.shape).empty()) return std::nullopt;
+  return t;
+}
+
+std::string whyNotTgTensor(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor) return text + " is not a ranked tensor";
+  if (!tensor.hasStaticShape()) return text + " is not statically shaped";
+  if (tensor.getEncoding()) return text + " has an encoding, which tg does not support";
+  std::optional<DType> dtype = dtypeOf(tensor.getElementType());
+  if (!dtype) return text + " does not have a tg element type (f32, f16, bf16, i32 or i1)";
+  std::string size = tensor_size_error(*dtype, Shape(tensor.getShape().begin(), tensor.getShape().end()));
+  return size.empty() ? std::string() : text + ": " + size;
 }
 
 RankedTensorType tensorTypeOf(MLIRContext* context, const graph::TensorType& type) {

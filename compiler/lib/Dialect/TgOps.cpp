@@ -47,9 +47,12 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext*, std::optional<Location>
 }
 
 LogicalResult ConstantOp::verify() {
-  if (!typeOf(getValue().getType()))
-    return emitOpError("value must be a static-shape tensor of f32, f16, bf16, i32 or i1, got ")
-           << getValue().getType();
+  if (std::string why = whyNotTgTensor(getValue().getType()); !why.empty())
+    return emitOpError("value must be a tg tensor: ") << why;
+  // The interpreter and code generation read dense<...> literals (a splat stays one element);
+  // sparse<...> and dense_resource<...> would each need a reader of their own.
+  if (!isa<DenseIntOrFPElementsAttr>(getValue()))
+    return emitOpError("value must be a dense<...> literal, got ") << getValue();
   return success();
 }
 

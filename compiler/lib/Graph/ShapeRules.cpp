@@ -198,17 +198,9 @@ std::string inferLayerNorm(const OpAttrs& attrs, std::span<const TensorType> ops
   return {};
 }
 
-}  // namespace
-
-std::string inferResultType(OpKind kind, const OpAttrs& attrs,
-                            std::span<const TensorType> operands, TensorType& result) {
-  size_t expected = expectedOperandCount(kind, attrs);
-  if (operands.size() != expected)
-    return "expects " + std::to_string(expected) + " operands, got " +
-           std::to_string(operands.size());
-  for (const TensorType& t : operands)
-    for (int64_t d : t.shape)
-      if (d < 0) return "operand " + t.str() + " has a negative extent";
+/// inferResultType without the size limit on the result.
+std::string inferUnbounded(OpKind kind, const OpAttrs& attrs,
+                           std::span<const TensorType> operands, TensorType& result) {
 
   if (kind == OpKind::Input || kind == OpKind::Constant) {
     result = {attrs.dtype, attrs.shape};
@@ -244,12 +236,13 @@ std::string inferResultType(OpKind kind, const OpAttrs& attrs,
     case OpKind::Broadcast:
       return inferBroadcast(attrs, operands[0], result);
     case OpKind::Reshape: {
-      for (int64_t d : attrs.shape)
-        if (d < 0) return "reshape target " + format_shape(attrs.shape) + " has a negative extent";
-      if (shape_numel(attrs.shape) != shape_numel(operands[0].shape))
+      // The operand is within the size limit; the target may overflow int64.
+      std::optional<int64_t> target = checked_numel(attrs.shape);
+      if (target != shape_numel(operands[0].shape))
         return "cannot reshape " + operands[0].str() + " (" +
                std::to_string(shape_numel(operands[0].shape)) + " elements) to " +
-               format_shape(attrs.shape) + " (" + std::to_string(shape_numel(attrs.shape)) +
+               format_shape(attrs.shape) + " (" +
+               (target ? std::to_string(*target) : std::string("more than 2^63")) +
                " elements)";
       result = {operands[0].dtype, attrs.shape};
       return {};
@@ -295,6 +288,32 @@ std::string inferResultType(OpKind kind, const OpAttrs& attrs,
     default:
       return "unknown op kind";
   }
+}
+
+}  // namespace
+
+std::string inferResultType(OpKind kind, const OpAttrs& attrs,
+                            std::span<const TensorType> operands, TensorType& result) {
+  size_t expected = expectedOperandCount(kind, attrs);
+  if (operands.size() != expected)
+    return "expects " + std::to_string(expected) + " operands, got " +
+           std::to_string(operands.size());
+  for (const TensorType& t : operands) {
+    for (int64_t d : t.shape)
+      if (d < 0) return "operand " + t.str() + " has a negative extent";
+    if (std::string err = tensor_size_error(t.dtype, t.shape); !err.empty())
+      return "operand " + err;
+  }
+  if (kind == OpKind::Reshape)
+    for (int64_t d : attrs.shape)
+      if (d < 0) return "reshape target " + format_shape(attrs.shape) + " has a negative extent";
+  TensorType inferred;
+  if (std::string err = inferUnbounded(kind, attrs, operands, inferred); !err.empty()) return err;
+  // Broadcast, reshape, matmul and creation ops can name shapes far larger than their operands.
+  if (std::string err = tensor_size_error(inferred.dtype, inferred.shape); !err.empty())
+    return "the result " + err;
+  result = std::move(inferred);
+  return {};
 }
 
 }  // namespace tg::graph

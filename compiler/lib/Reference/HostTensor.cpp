@@ -1,6 +1,7 @@
 //===- HostTensor.cpp - Host tensors and element conversions --------------===//
 #include "tg/Reference/HostTensor.h"
 
+#include "tg/Support/Error.h"
 #include "tg/Support/Half.h"
 
 #include <bit>
@@ -8,14 +9,36 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 
 namespace tg::ref {
 
-HostTensor::HostTensor(DType dtype, Shape shape)
-    : dtype_(dtype),
-      shape_(std::move(shape)),
-      buffer_(std::make_shared<std::vector<std::byte>>(
-          static_cast<size_t>(shape_numel(shape_)) * dtype_size(dtype))) {}
+/// The bytes of a tensor of `dtype` and `shape`, after checking tg's size limit: the
+/// product of the extents cannot overflow, and a shape no tensor may have is a tg::Error, not
+/// a null store or an allocation of 2^64 bytes.
+static size_t checkedBytes(DType dtype, const Shape& shape) {
+  if (std::string err = tensor_size_error(dtype, shape); !err.empty()) throw Error(err);
+  return static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
+}
+
+HostTensor::HostTensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  const size_t bytes = checkedBytes(dtype_, shape_);
+  try {
+    buffer_ = std::make_shared<std::vector<std::byte>>(bytes);
+  } catch (const std::bad_alloc&) {
+    throw Error("out of host memory: a " + std::string(dtype_name(dtype_)) + format_shape(shape_) +
+                " tensor needs " + std::to_string(bytes) + " bytes");
+  }
+}
+
+HostTensor HostTensor::fromBytes(DType dtype, Shape shape, std::vector<std::byte> bytes) {
+  assert(bytes.size() == checkedBytes(dtype, shape));
+  HostTensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.buffer_ = std::make_shared<std::vector<std::byte>>(std::move(bytes));
+  return t;
+}
 
 int32_t floatToInt32(float value) {
   if (std::isnan(value)) return 0;

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Compiler/Context.h"
+#include "tg/Dialect/EntryFunction.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Transforms/LayoutChain.h"
 #include "tg/Transforms/Passes.h"
@@ -43,12 +44,6 @@ namespace {
 bool isElementwiseOp(Operation* op) {
   std::optional<ir::OpDescription> d = ir::describeOp(op);
   return d && graph::isElementwise(d->kind);
-}
-
-bool isSplatConstant(Value v) {
-  auto c = v.getDefiningOp<ir::ConstantOp>();
-  auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
-  return dense && dense.isSplat();
 }
 
 /// A compute op that becomes (part of) a kernel: not a layout op, constant or terminator.
@@ -330,8 +325,8 @@ void buildFusion(ArrayRef<Operation*> members, ir::FusionKind kind) {
   }
 }
 
-/// Replaces the use `use` of a layout value computed by a non-linear chain with a copy kernel
-/// that materializes it.
+/// Replaces the use `use` of a layout value computed by a non-linear chain, or of a splat, with
+/// a copy (or fill) kernel that materializes it.
 void materializeUse(OpOperand& use) {
   Operation* def = use.get().getDefiningOp();
   OpBuilder b(def->getContext());
@@ -357,6 +352,8 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal()) return;
+    // The block walk below needs tg tensors and tg ops only (tg-opt runs it on any IR).
+    if (failed(ir::verifyTgFunction(func))) return signalPassFailure();
     Block& block = func.getBody().front();
 
     FusionPlan plan(block, fuse);
@@ -367,11 +364,16 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
                                  << locText(r.consumer->getLoc()) << ": " << r.reason;
     numRefused += refused.size();
 
-    // Matmul operands and function results must be in memory in their own layout.
+    // Matmul operands, function results and the inputs of kernels built before (tg-opt can
+    // run this pass twice) must be in memory in their own layout. A splat constant there gets
+    // a fill kernel: it is never expanded on the host (tensor<1099511627776xf32> is one
+    // element in the IR and 4 TiB as a buffer).
     for (Operation& op : llvm::make_early_inc_range(block))
-      if (isa<ir::MatmulOp, func::ReturnOp>(op))
-        for (OpOperand& use : op.getOpOperands())
-          if (!traceLayout(use.get()).linear) materializeUse(use);
+      if (isa<ir::MatmulOp, ir::FusionOp, func::ReturnOp>(op))
+        for (OpOperand& use : op.getOpOperands()) {
+          LayoutChain chain = traceLayout(use.get());
+          if (!chain.linear || isSplatConstant(chain.root)) materializeUse(use);
+        }
 
     std::vector<SmallVector<Operation*>> groups = plan.groups();
     for (const SmallVector<Operation*>& members : groups)

@@ -30,6 +30,7 @@
 // be tested on any GPU (mma_sync for bf16 on an H200, say).
 //
 //===----------------------------------------------------------------------===//
+#include "tg/Support/DType.h"
 #include "tg/Transforms/LayoutChain.h"
 #include "tg/Transforms/Passes.h"
 
@@ -151,7 +152,9 @@ std::string whyNoKMajorCopy(ir::FusionOp fusion, ir::MatmulOp mm) {
   const int64_t m = tc.getShape()[tc.getRank() - 2], n = tc.getShape().back();
   const int64_t k = mm.getTransposeA() ? ta.getShape()[ta.getRank() - 2] : ta.getShape().back();
   if (k % 4 != 0) return "K is not a multiple of 4, so a K-major copy's rows would not be 16-byte aligned";
-  if (tc.getNumElements() * k < (int64_t(1) << 27)) return "too small for a K-major copy to pay";
+  // Each operand is within 2^48 bytes, but the product of the three dims need not fit int64.
+  std::optional<int64_t> work = checked_mul(tc.getNumElements(), k);
+  if (work && *work < (int64_t(1) << 27)) return "too small for a K-major copy to pay";
   if (!mm.getTransposeB() && m < 256) return "M < 256: too few rows for a K-major copy of B to pay";
   if (mm.getTransposeA() && n < 256) return "N < 256: too few columns for a K-major copy of A to pay";
   return {};
@@ -227,7 +230,14 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
       const std::string notWgmma = whyNotWgmma(matmul, arch, tf32);
       const std::string notMma = whyNotMmaSync(matmul, arch, tf32);
       std::string path, why;
-      if (forcePath == "simt") {
+      const int64_t k = matmul.getTransposeA()
+                            ? cast<RankedTensorType>(matmul.getA().getType()).getShape().end()[-2]
+                            : cast<RankedTensorType>(matmul.getA().getType()).getShape().back();
+      if (k == 0) {
+        // Nothing to multiply: the simt kernel's K loop runs no step and its epilogue sees
+        // zeros (a TMA descriptor, or a cp.async slab, cannot have a zero extent).
+        path = "simt", why = "K = 0: the result is the epilogue of zeros";
+      } else if (forcePath == "simt") {
         path = "simt", why = "forced (path=simt, TG_MATMUL_PATH)";
       } else if (forcePath == "mma_sync" && notMma.empty()) {
         path = "mma_sync";

@@ -10,6 +10,7 @@
 //    share memory.
 //
 //===----------------------------------------------------------------------===//
+#include "tg/Dialect/EntryFunction.h"
 #include "tg/Transforms/BufferAssignment.h"
 #include "tg/Transforms/Passes.h"
 
@@ -146,7 +147,7 @@ std::string kernelName(ir::FusionOp fusion, int index) {
       ++shown;
     }
   });
-  if (total == 0) name += "_copy";
+  if (total == 0) name += fusion.getNumOperands() == 0 ? "_fill" : "_copy";  // a splat, a layout
   if (total > shown) name += "_" + std::to_string(total - shown) + "more";
   return name;
 }
@@ -157,6 +158,8 @@ struct TgPlanKernelsPass final : impl::TgPlanKernelsBase<TgPlanKernelsPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal()) return;
+    // The block walk below needs tg tensors and tg ops only (tg-opt runs it on any IR).
+    if (failed(ir::verifyTgFunction(func))) return signalPassFailure();
     Block& block = func.getBody().front();
     MLIRContext* ctx = &getContext();
 

@@ -1,6 +1,8 @@
 //===- DType.cpp - Element type names, sizes and shape helpers ------------===//
 #include "tg/Support/DType.h"
 
+#include "tg/Support/Error.h"
+
 #include <sstream>
 
 namespace tg {
@@ -40,10 +42,41 @@ bool is_floating(DType dtype) {
   return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
 }
 
-int64_t shape_numel(const Shape& shape) {
+std::optional<int64_t> checked_mul(int64_t a, int64_t b) {
+  int64_t product;
+  if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
+  return product;
+}
+
+std::optional<int64_t> checked_numel(const Shape& shape) {
+  for (int64_t d : shape)
+    if (d == 0) return 0;  // before any product can overflow: [2^40, 2^40, 0] has 0 elements
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    std::optional<int64_t> next = checked_mul(n, d);
+    if (!next) return std::nullopt;
+    n = *next;
+  }
   return n;
+}
+
+std::string tensor_size_error(DType dtype, const Shape& shape) {
+  int64_t bytes = static_cast<int64_t>(dtype_size(dtype));
+  for (int64_t d : shape) {
+    if (d < 0) return std::string(dtype_name(dtype)) + format_shape(shape) + " has a negative extent";
+    std::optional<int64_t> next = checked_mul(bytes, d == 0 ? 1 : d);
+    if (!next || *next > kMaxTensorBytes)
+      return std::string(dtype_name(dtype)) + format_shape(shape) +
+             " takes more than 2^48 bytes, tg's limit for one tensor";
+    bytes = *next;
+  }
+  return {};
+}
+
+int64_t shape_numel(const Shape& shape) {
+  std::optional<int64_t> n = checked_numel(shape);
+  if (!n) throw Error("shape " + format_shape(shape) + " has more elements than int64 can count");
+  return *n;
 }
 
 std::string format_shape(const Shape& shape) {

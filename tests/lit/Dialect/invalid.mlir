@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 func.func @dynamic_shape(%x: tensor<?xf32>) {
-  // expected-error @+1 {{'tg.exp' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{'tg.exp' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<?xf32>'}}
   %0 = tg.exp %x : tensor<?xf32>
   return
 }
@@ -23,7 +23,7 @@ func.func @dynamic_shape(%x: tensor<?xf32>) {
 // -----
 
 func.func @f64_element(%x: tensor<4xf64>) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
   %0 = tg.neg %x : tensor<4xf64>
   return
 }
@@ -39,7 +39,7 @@ func.func @i64_element(%x: tensor<4xi64>, %y: tensor<4xi64>) {
 // -----
 
 func.func @unranked(%x: tensor<*xf32>) {
-  // expected-error @+1 {{'tg.reshape' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{'tg.reshape' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<*xf32>'}}
   %0 = "tg.reshape"(%x) : (tensor<*xf32>) -> tensor<4xf32>
   return
 }
@@ -54,9 +54,9 @@ func.func @signed_i32(%x: tensor<4xsi32>) {
 
 // -----
 
-// A tensor encoding means nothing to tg: the shape rules refuse it rather than dropping it.
+// A tensor encoding means nothing to tg: the type constraint refuses it rather than dropping it.
 func.func @encoded_operand(%x: tensor<4xf32, "sparse">) {
-  // expected-error @+1 {{'tg.exp' op operand type 'tensor<4xf32, "sparse">' is not a tg tensor}}
+  // expected-error @+1 {{'tg.exp' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf32, "sparse">'}}
   %0 = tg.exp %x : tensor<4xf32, "sparse">
   return
 }
@@ -64,7 +64,7 @@ func.func @encoded_operand(%x: tensor<4xf32, "sparse">) {
 // -----
 
 func.func @encoded_result(%x: tensor<12xf32>) {
-  // expected-error @+1 {{'tg.reshape' op result type 'tensor<3x4xf32, "sparse">' does not match the inferred type 'tensor<3x4xf32>'}}
+  // expected-error @+1 {{'tg.reshape' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<3x4xf32, "sparse">'}}
   %0 = tg.reshape %x : tensor<12xf32> to tensor<3x4xf32, "sparse">
   return
 }
@@ -72,7 +72,7 @@ func.func @encoded_result(%x: tensor<12xf32>) {
 // -----
 
 func.func @f64_constant() {
-  // expected-error @+1 {{'tg.constant' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{'tg.constant' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
   %0 = tg.constant dense<1.0> : tensor<4xf64>
   return
 }
@@ -102,13 +102,60 @@ func.func @yield_outside_fusion(%x: tensor<4xf32>) {
 
 // -----
 
+// Sizes: a tensor holds at most 2^48 bytes (zero extents counted as 1), so that element
+// counts and offsets fit in int64 wherever code generation multiplies them. 2^64 elements
+// used to verify (getNumElements() wrapped to 0) and plan 0-byte buffers.
+func.func @elements_past_int64() {
+  // expected-error @+1 {{'tg.constant' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4294967296x4294967296xf32>'}}
+  %c = tg.constant dense<1.5> : tensor<4294967296x4294967296xf32>
+  return
+}
+
+// -----
+
+// 2^47 f32 elements are 2^49 bytes: over the limit although the count fits.
+func.func @bytes_past_limit(%x: tensor<140737488355328xf32>) {
+  // expected-error @+1 {{'tg.exp' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<140737488355328xf32>'}}
+  %0 = tg.exp %x : tensor<140737488355328xf32>
+  return
+}
+
+// -----
+
+// A zero extent does not hide the others: [2^40, 2^40, 0] has no elements, but its strides
+// would overflow.
+func.func @zero_extent_hides_nothing(%x: tensor<1099511627776x1099511627776x0xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<1099511627776x1099511627776x0xf32>'}}
+  %0 = tg.neg %x : tensor<1099511627776x1099511627776x0xf32>
+  return
+}
+
+// -----
+
+// Exactly 2^48 bytes is allowed (the verifier accepts it; no GPU would hold it).
+func.func @at_the_limit(%x: tensor<70368744177664xf32>) -> tensor<70368744177664xf32> {
+  %0 = tg.neg %x : tensor<70368744177664xf32>
+  return %0 : tensor<70368744177664xf32>
+}
+
+// -----
+
+// Layout ops can name shapes far larger than their operand: the result is checked too.
+func.func @broadcast_past_limit(%x: tensor<1xf32>) {
+  // expected-error @+1 {{'tg.broadcast' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4294967296x4294967296xf32>'}}
+  %0 = tg.broadcast %x dims = [1] : tensor<1xf32> to tensor<4294967296x4294967296xf32>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // tg.constant
 //===----------------------------------------------------------------------===//
 
 // The result type is inferred from the value, so only the generic form can disagree.
 func.func @constant_value_f64() {
-  // expected-error @+1 {{'tg.constant' op value must be a static-shape tensor of f32, f16, bf16, i32 or i1, got 'tensor<4xf64>'}}
+  // expected-error @+1 {{'tg.constant' op value must be a tg tensor: tensor<4xf64> does not have a tg element type (f32, f16, bf16, i32 or i1)}}
   %0 = "tg.constant"() <{value = dense<1.0> : tensor<4xf64>}> : () -> tensor<4xf32>
   return
 }
@@ -116,7 +163,7 @@ func.func @constant_value_f64() {
 // -----
 
 func.func @constant_value_vector() {
-  // expected-error @+1 {{'tg.constant' op value must be a static-shape tensor of f32, f16, bf16, i32 or i1, got 'vector<4xf32>'}}
+  // expected-error @+1 {{'tg.constant' op value must be a tg tensor: vector<4xf32> is not a ranked tensor}}
   %0 = "tg.constant"() <{value = dense<1.0> : vector<4xf32>}> : () -> tensor<4xf32>
   return
 }
@@ -124,8 +171,17 @@ func.func @constant_value_vector() {
 // -----
 
 func.func @constant_value_encoded() {
-  // expected-error @+1 {{'tg.constant' op value must be a static-shape tensor of f32, f16, bf16, i32 or i1, got 'tensor<4xf32, "sparse">'}}
+  // expected-error @+1 {{'tg.constant' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf32, "sparse">'}}
   %0 = tg.constant dense<1.0> : tensor<4xf32, "sparse">
+  return
+}
+
+// -----
+
+// sparse<...> and dense_resource<...> are ElementsAttrs too, but nothing in tg reads them.
+func.func @constant_sparse() {
+  // expected-error @+1 {{'tg.constant' op value must be a dense<...> literal, got sparse<0, 1.000000e+00> : tensor<4xf32>}}
+  %0 = tg.constant sparse<[[0]], [1.0]> : tensor<4xf32>
   return
 }
 

@@ -36,9 +36,12 @@ mlir::Value createOp(mlir::OpBuilder& builder, mlir::Location loc, graph::OpKind
 /// MLIR element type <-> DType (f32, f16, bf16, i32, i1). dtypeOf is empty for other types.
 std::optional<DType> dtypeOf(mlir::Type elementType);
 mlir::Type elementTypeOf(mlir::MLIRContext* context, DType dtype);
-/// tensor<...> <-> graph::TensorType; typeOf is empty unless static-shaped, with a tg dtype and
-/// no encoding.
+/// tensor<...> <-> graph::TensorType; typeOf is empty unless static-shaped, with a tg dtype, no
+/// encoding and at most kMaxTensorBytes (tg/Support/DType.h): a tg tensor.
 std::optional<graph::TensorType> typeOf(mlir::Type type);
+/// Why `type` is not a tg tensor, for a diagnostic ("tensor<*xf32> is not statically shaped");
+/// empty if it is one.
+std::string whyNotTgTensor(mlir::Type type);
 mlir::RankedTensorType tensorTypeOf(mlir::MLIRContext* context, const graph::TensorType& type);
 
 }  // namespace tg::ir

@@ -18,7 +18,9 @@ def Tg_Dialect : Dialect {
   let cppNamespace = "::tg::ir";
   let summary = "Tensor graphs traced from C++ lambdas, fused and lowered to CUDA by tg";
   let description = [{
-    Values are statically shaped ranked tensors of f32, f16, bf16, i32 or i1. Elementwise ops
+    Values are statically shaped ranked tensors of f32, f16, bf16, i32 or i1, of at most 2^48
+    bytes each (zero extents counted as 1), and so are a function's arguments and results;
+    zero-size tensors are allowed (their kernels are not launched). Elementwise ops
     take operands of one type (the importer inserts explicit `tg.broadcast` ops for numpy
     broadcasting, and splat `tg.constant`s for scalars). Composite ops (softmax, layer_norm,
     gelu) are decomposed into primitives before fusion. `tg.fusion` holds one kernel's worth of
@@ -31,7 +33,13 @@ def Tg_Dialect : Dialect {
 // Types
 //===----------------------------------------------------------------------===//
 
-def Tg_Tensor : StaticShapeTensorOf<[F32, F16, BF16, I32, I1]>;
+// A tg tensor: a static shape, one of five element types, no encoding, and at most 2^48 bytes
+// (tg::kMaxTensorBytes in tg/Support/DType.h, zero extents counted as 1), so that element counts,
+// indices and byte offsets fit in int64 wherever code generation multiplies them.
+// `tg::ir::typeOf` is the same test in C++.
+def Tg_Tensor : RankedTensorOf<[F32, F16, BF16, I32, I1],
+    [HasStaticShapePred, CPred<"::tg::ir::typeOf($_self).has_value()">],
+    "statically shaped tensor (no encoding, at most 2^48 bytes)">;
 
 //===----------------------------------------------------------------------===//
 // Enums

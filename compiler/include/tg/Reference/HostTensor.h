@@ -20,8 +20,11 @@ namespace tg::ref {
 class HostTensor {
  public:
   HostTensor() = default;
-  /// A tensor of `shape` with every byte zero.
+  /// A tensor of `shape` with every byte zero. Throws tg::Error if `shape` breaks tg's size
+  /// limit (tensor_size_error) or the host has no memory for it.
   HostTensor(DType dtype, Shape shape);
+  /// A tensor holding `bytes`, which must be exactly its size (the .npy reader's pipe path).
+  static HostTensor fromBytes(DType dtype, Shape shape, std::vector<std::byte> bytes);
 
   /// Converts `values` (one per element, row-major) to `dtype` (round-to-nearest-even for
   /// bf16/f16, truncation toward zero with saturation for i32, != 0 for bool).

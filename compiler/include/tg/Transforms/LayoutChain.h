@@ -41,19 +41,32 @@ inline LayoutChain traceLayout(mlir::Value v) {
   return chain;
 }
 
+/// True if `v` is a tg.constant whose value is a splat (one element, however large the type).
+inline bool isSplatConstant(mlir::Value v) {
+  auto c = v.getDefiningOp<ir::ConstantOp>();
+  auto dense = c ? mlir::dyn_cast<mlir::DenseElementsAttr>(c.getValue()) : mlir::DenseElementsAttr();
+  return dense && dense.isSplat();
+}
+
 /// A copy kernel for the layout value `v`: an elementwise tg.fusion at `b`'s insertion point
 /// whose one input is the root of `v`'s layout chain and whose one result is `v`, the chain
-/// cloned inside. The fuser materializes a layout value a matmul or the function result needs
-/// in memory with it; tg-lower-matmul, a K-major copy of a matmul operand.
+/// cloned inside. When the root is a splat constant the kernel has no input and the constant
+/// is cloned inside too: a fill kernel, so that a splat is never expanded on the host. The
+/// fuser materializes a layout value or splat that a matmul, a kernel or the function result
+/// needs in memory with it; tg-lower-matmul, a K-major copy of a matmul operand.
 inline ir::FusionOp buildLayoutCopy(mlir::OpBuilder& b, mlir::Value v) {
   mlir::OpBuilder::InsertionGuard guard(b);
   const mlir::Location loc = v.getDefiningOp()->getLoc();
   LayoutChain chain = traceLayout(v);
+  const bool fill = isSplatConstant(chain.root);
   auto fusion = ir::FusionOp::create(b, loc, mlir::TypeRange{v.getType()}, ir::FusionKind::elementwise,
-                                     mlir::ValueRange{chain.root});
+                                     fill ? mlir::ValueRange{} : mlir::ValueRange{chain.root});
   mlir::Block* body = b.createBlock(&fusion.getBody());
   mlir::IRMapping map;
-  map.map(chain.root, body->addArgument(chain.root.getType(), chain.root.getLoc()));
+  if (fill)
+    b.clone(*chain.root.getDefiningOp(), map);
+  else
+    map.map(chain.root, body->addArgument(chain.root.getType(), chain.root.getLoc()));
   for (mlir::Operation* op : llvm::reverse(chain.ops)) b.clone(*op, map);
   ir::YieldOp::create(b, loc, mlir::ValueRange{map.lookup(v)});
   return fusion;

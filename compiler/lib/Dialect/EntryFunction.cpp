@@ -1,0 +1,46 @@
+//===- EntryFunction.cpp - The checks of the front door -------------------===//
+#include "tg/Dialect/EntryFunction.h"
+
+#include "tg/Dialect/OpDescription.h"
+#include "tg/Dialect/TgDialect.h"
+
+using namespace mlir;
+
+namespace tg::ir {
+
+LogicalResult verifyTgFunction(func::FuncOp func) {
+  if (func.isExternal())
+    return func.emitOpError("is a declaration: tg compiles functions with a body");
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("must have a body of one block");
+  FunctionType type = func.getFunctionType();
+  for (auto [i, t] : llvm::enumerate(type.getInputs()))
+    if (std::string why = whyNotTgTensor(t); !why.empty())
+      return func.emitOpError("argument ") << i << " is not a tg tensor: " << why;
+  for (auto [i, t] : llvm::enumerate(type.getResults()))
+    if (std::string why = whyNotTgTensor(t); !why.empty())
+      return func.emitOpError("result ") << i << " is not a tg tensor: " << why;
+  for (Operation& op : func.getBody().front())
+    if (!isa<TgDialect>(op.getDialect()) && !isa<func::ReturnOp>(op))
+      return op.emitOpError("is not a tg op: a tg function holds tg ops and its func.return");
+  return success();
+}
+
+FailureOr<func::FuncOp> entryFunction(ModuleOp module) {
+  func::FuncOp entry;
+  for (Operation& op : module.getBody()->getOperations()) {
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!func)
+      return op.emitOpError("is not a func.func: a tg module holds exactly one function");
+    if (entry)
+      return module.emitOpError("holds more than one func.func (@")
+                 << entry.getSymName() << " and @" << func.getSymName()
+                 << "): tg compiles one function at a time";
+    entry = func;
+  }
+  if (!entry) return module.emitOpError("holds no func.func: nothing to compile");
+  if (failed(verifyTgFunction(entry))) return failure();
+  return entry;
+}
+
+}  // namespace tg::ir
