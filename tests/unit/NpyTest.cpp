@@ -18,7 +18,9 @@
 #include <initializer_list>
 #include <iterator>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -545,7 +547,7 @@ TEST_F(NpyErrors, MissingFileAndDirectory) {
 
 TEST_F(NpyErrors, BadMagic) {
   expectReadError(put("empty.npy", ""), {"not a .npy file", "empty"});
-  expectReadError(put("zip.npy", std::string("PK\x03\x04 not numpy at all", 24)),
+  expectReadError(put("zip.npy", std::string("PK\x03\x04 not numpy at all")),  // 21 bytes
                   {"not a .npy file", "magic"});
   expectReadError(put("short.npy", "\x93NUM"), {"not a .npy file", "magic"});
   expectReadError(put("text.npy", "1.0, 2.0\n"), {"not a .npy file"});
@@ -654,8 +656,59 @@ TEST_F(NpyErrors, DataShorterThanTheShape) {
   expectReadError(put("none.npy", str(kScalar).substr(0, 128)),
                   {"truncated data", "needs 4 data bytes", "only 0"});
   // A huge (but representable) shape must be reported, not allocated.
-  expectReadError(put("huge.npy", makeNpy(header("<f4", "(1099511627776, 1024)"), "")),
-                  {"truncated data", "needs 4503599627370496 data bytes"});
+  expectReadError(put("huge.npy", makeNpy(header("<f4", "(1099511627776,)"), "")),
+                  {"truncated data", "needs 4398046511104 data bytes"});
+  // Past 2^48 bytes no tg tensor can hold it.
+  expectReadError(put("huger.npy", makeNpy(header("<f4", "(1099511627776, 1024)"), "")),
+                  {"f32[1099511627776, 1024] takes more than 2^48 bytes"});
+}
+
+/// Reads `contents` through a pipe (/proc/self/fd/N of its read end, fed by a thread), as
+/// `tgc run --input /dev/stdin` does: a pipe has no size to check before allocating.
+HostTensor readThroughPipe(const std::string& contents) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  std::thread writer([&] {
+    for (size_t done = 0; done < contents.size();) {
+      ssize_t n = ::write(fds[1], contents.data() + done, contents.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  struct Joiner {
+    std::thread& t;
+    int fd;
+    ~Joiner() {
+      ::close(fd);  // a reader that stops early must not leave the writer blocked
+      t.join();
+    }
+  } joiner{writer, fds[0]};
+  return readNpy("/proc/self/fd/" + std::to_string(fds[0]));
+}
+
+TEST_F(NpyErrors, PipesAreReadAsTheDataArrives) {
+  // The header announces 2^40 f32 elements (4 TiB): allocating that up front was an uncaught
+  // std::bad_alloc. The reader grows its buffer with the bytes that arrive.
+  std::string lying = makeNpy(header("<f4", "(1099511627776,)"), std::string(1000, '\0'));
+  try {
+    readThroughPipe(lying);
+    ADD_FAILURE() << "no error for a truncated pipe";
+  } catch (const tg::Error& e) {
+    EXPECT_NE(e.message().find("truncated data: shape [1099511627776] of f32 needs "
+                               "4398046511104 data bytes but only 1000 follow"),
+              std::string::npos)
+        << e.message();
+  }
+  // A good file through a pipe: the same tensor as from the file, also past the first 1 MiB
+  // step of the buffer.
+  std::vector<float> values(3 << 18);  // 3 MiB
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f;
+  std::string data(values.size() * 4, '\0');
+  std::memcpy(data.data(), values.data(), data.size());
+  HostTensor t = readThroughPipe(makeNpy(header("<f4", "(786432,)"), data));
+  EXPECT_EQ(t.shape(), (Shape{786432}));
+  EXPECT_EQ(elements<float>(t), values);
 }
 
 TEST_F(NpyErrors, TrailingBytes) {

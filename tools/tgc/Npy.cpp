@@ -474,6 +474,8 @@ HostTensor readNpy(const std::string& path) {
   if (!need)
     throw tg::Error(path + ": shape " + format_shape(shape) + " of " + dtype_name(dtype) +
                     " is too large");
+  if (std::string err = tensor_size_error(dtype, shape); !err.empty())
+    throw tg::Error(path + ": " + err);
   auto needBytes = static_cast<uint64_t>(*need);
   std::string what = "shape " + format_shape(shape) + " of " + dtype_name(dtype) + " needs " +
                      std::to_string(needBytes) + " data bytes";
@@ -481,13 +483,26 @@ HostTensor readNpy(const std::string& path) {
     return tg::Error(path + ": truncated data: " + what + " but only " + std::to_string(have) +
                      " follow the header");
   };
-  // Check a regular file's size before allocating, so that a lying shape cannot make us
-  // allocate more than the file holds.
-  if (std::optional<uint64_t> rest = in.remaining(); rest && *rest < needBytes)
-    throw truncated(*rest);
-
-  HostTensor t(dtype, shape);
-  if (size_t n = in.read(t.mutableData(), needBytes); n < needBytes) throw truncated(n);
+  // A lying shape must not make us allocate more than the file holds: a regular file's size
+  // is checked first; a pipe's data is read in growing steps, so that memory follows the bytes
+  // that actually arrive.
+  HostTensor t;
+  if (std::optional<uint64_t> rest = in.remaining()) {
+    if (*rest < needBytes) throw truncated(*rest);
+    t = HostTensor(dtype, shape);
+    if (size_t n = in.read(t.mutableData(), needBytes); n < needBytes) throw truncated(n);
+  } else {
+    std::vector<std::byte> bytes;
+    size_t step = size_t{1} << 20;
+    while (bytes.size() < needBytes) {
+      size_t old = bytes.size(), chunk = std::min<size_t>(needBytes - old, step);
+      bytes.resize(old + chunk);
+      size_t got = in.read(bytes.data() + old, chunk);
+      if (got < chunk) throw truncated(old + got);
+      step = std::min<size_t>(step * 2, size_t{1} << 30);
+    }
+    t = HostTensor::fromBytes(dtype, shape, std::move(bytes));
+  }
   if (uint64_t extra = in.countRest())
     throw tg::Error(path + ": " + std::to_string(extra) + " unexpected bytes after the data (" +
                     what + ")");

@@ -16,6 +16,7 @@
 
 #include "tg/Compiler/Context.h"
 #include "tg/Compiler/Driver.h"
+#include "tg/Compiler/ParseModule.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Reference/Interpreter.h"
 #include "tg/Runtime/DiskCache.h"
@@ -23,17 +24,17 @@
 #include "tg/Support/Error.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -57,6 +58,8 @@ constexpr const char* kUsage = R"(usage:
   tgc cache stats|list|clear [--dir=DIR]
       The on-disk kernel cache ($TG_CACHE_DIR, default ~/.cache/tg): entry count and size,
       each entry (kernel, arch, size, valid), or remove every entry.
+  tgc --help | -h
+      Prints this text.
 )";
 
 struct Args {
@@ -81,10 +84,27 @@ std::string optionValue(const std::string& arg, const std::string& name, int& i,
   return argv[++i];
 }
 
+/// `text` as a decimal integer in [min, max], or a usage error naming `name`.
+int parseCount(const std::string& name, const std::string& text, int min, int max) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < min || value > max)
+    usageError(name + " takes a count from " + std::to_string(min) + " to " +
+               std::to_string(max) + ", got '" + text + "'");
+  return value;
+}
+
+bool isHelp(const std::string& arg) { return arg == "-h" || arg == "--help"; }
+
 Args parseArgs(int argc, char** argv) {
   Args a;
   if (argc < 2) usageError("no command given");
   a.command = argv[1];
+  if (isHelp(a.command)) {
+    a.command = "help";
+    return a;
+  }
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     auto is = [&](const char* name) {
@@ -114,15 +134,14 @@ Args parseArgs(int argc, char** argv) {
       else if (p == "fast") a.precision = tg::Precision::Fast;
       else usageError("--precision must be auto, accurate or fast, got '" + p + "'");
     } else if (is("--sm-count")) {
-      a.smCount = std::stoi(optionValue(arg, "--sm-count", i, argc, argv));
+      a.smCount = parseCount("--sm-count", optionValue(arg, "--sm-count", i, argc, argv), 1, 100000);
     } else if (is("--bench")) {
-      a.bench = std::stoi(optionValue(arg, "--bench", i, argc, argv));
-      if (a.bench < 1 || a.bench > 100000) usageError("--bench takes a count from 1 to 100000");
+      a.bench = parseCount("--bench", optionValue(arg, "--bench", i, argc, argv), 1, 100000);
     } else if (arg == "--no-fuse") {
       a.fuse = false;
-    } else if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
-      std::exit(0);
+    } else if (isHelp(arg)) {
+      a.command = "help";
+      return a;
     } else if (!arg.empty() && arg[0] == '-') {
       usageError("unknown option '" + arg + "'");
     } else if (a.target.empty()) {
@@ -134,29 +153,42 @@ Args parseArgs(int argc, char** argv) {
   return a;
 }
 
+/// The most bytes of IR tgc reads from one file: a pipe or a device (`tgc dump /dev/zero`)
+/// has no size to check first, and MLIR's parser needs the whole text in memory.
+constexpr size_t kMaxIrBytes = size_t(1) << 30;
+
+/// Reads `path` whole, up to kMaxIrBytes, growing the text as bytes arrive.
+std::string readIrFile(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file)
+    throw tg::Error("cannot read '" + path + "': " + std::strerror(errno) +
+                    " (and it is not a built-in example: see `tgc examples`)");
+  std::string text;
+  char chunk[1 << 16];
+  while (size_t got = std::fread(chunk, 1, sizeof chunk, file.get())) {
+    if (text.size() + got > kMaxIrBytes)
+      throw tg::Error("'" + path + "' holds more than 1 GiB of IR; tgc reads at most that");
+    text.append(chunk, got);
+  }
+  if (std::ferror(file.get()))
+    throw tg::Error("cannot read '" + path + "': " + std::strerror(errno));
+  return text;
+}
+
 /// Parses FILE.mlir, or `exampleText` (the traced IR of a built-in example) when given, into
-/// the shared context. The caller holds compileMutex().
+/// the shared context, verifies it and checks that it is one tg function
+/// (compiler::parseTgModule). The caller holds compileMutex().
 OwningOpRef<ModuleOp> loadModule(const std::string& target,
                                  const std::optional<std::string>& exampleText,
                                  tg::compiler::DiagnosticCollector& diags) {
   MLIRContext& context = tg::compiler::sharedContext();
   if (exampleText) {
-    OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(*exampleText, &context);
+    OwningOpRef<ModuleOp> m = tg::compiler::parseTgModule(*exampleText, target, context);
     if (!m) throw tg::Error("internal error: example '" + target + "' does not parse:\n" + diags.text());
     return m;
   }
-  auto file = llvm::MemoryBuffer::getFile(target);
-  if (!file)
-    throw tg::Error("cannot read '" + target + "': " + file.getError().message() +
-                    " (and it is not a built-in example: see `tgc examples`)");
-  llvm::SourceMgr sources;
-  sources.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> m = parseSourceFile<ModuleOp>(sources, &context);
-  if (!m) throw tg::Error("'" + target + "' is not valid tg IR:\n" + diags.text());
-  if (failed(verify(*m))) throw tg::Error("'" + target + "' does not verify:\n" + diags.text());
-  auto funcs = m->getOps<func::FuncOp>();
-  if (std::distance(funcs.begin(), funcs.end()) != 1)
-    throw tg::Error("'" + target + "' must hold exactly one func.func");
+  OwningOpRef<ModuleOp> m = tg::compiler::parseTgModule(readIrFile(target), target, context);
+  if (!m) throw tg::Error("'" + target + "' is not a valid tg function:\n" + diags.text());
   return m;
 }
 
@@ -321,8 +353,13 @@ int cache(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Every failure ends here as one message and exit status 1: tgc never aborts on bad input.
   try {
     Args a = parseArgs(argc, argv);
+    if (a.command == "help") {
+      std::cout << kUsage;
+      return 0;
+    }
     if (a.command == "dump") return dump(a);
     if (a.command == "run") return run(a);
     if (a.command == "cache") return cache(a);
@@ -333,6 +370,15 @@ int main(int argc, char** argv) {
     usageError("unknown command '" + a.command + "'");
   } catch (const tg::Error& e) {
     std::cerr << "tgc: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tgc: error: out of host memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "tgc: error: " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "tgc: error: unknown exception\n";
     return 1;
   }
 }
