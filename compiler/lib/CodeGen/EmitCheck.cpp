@@ -26,13 +26,15 @@ FailureOr<KernelEmission> emitCheck(ir::FusionOp fusion, const std::string& name
       cond, delinearize(IndexExpr::var("i", numel), Shape(type.getShape().begin(), type.getShape().end())),
       root);
   std::string value;  // element i of the condition
-  if (auto arg = dyn_cast<BlockArgument>(root))
-    value = "in" + std::to_string(arg.getArgNumber()) + "[" + linearize(idx).str(sfx) + "]";
-  else if (isSplatConstant(root))  // tg.check of a constant: canonicalize keeps failing ones
-    value = splatLiteral(cast<DenseElementsAttr>(root.getDefiningOp<ir::ConstantOp>().getValue()),
-                         DType::Bool);
-  else
+  if (auto arg = dyn_cast<BlockArgument>(root)) {
+    std::ostringstream read;  // (not "in" + ...: GCC 12 warns wrongly of overlapping copies)
+    read << "in" << arg.getArgNumber() << "[" << linearize(idx).str(sfx) << "]";
+    value = read.str();
+  } else if (auto splat = splatValue(root)) {  // tg.check of a constant
+    value = splatLiteral(splat, DType::Bool);
+  } else {
     return fusion.emitOpError("the checked condition must come from the kernel's inputs");
+  }
 
   std::ostringstream os;
   os << "struct TgBody {\n  typedef " << index << " Index;\n";

@@ -63,13 +63,16 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
     }
     Value root;
     DimIndices rootDims = mapToRoot(input, dims, root);
-    if (auto arg = dyn_cast<BlockArgument>(root))
-      loaded = loadConvert(dtype, "in" + std::to_string(arg.getArgNumber()) + "[" +
-                                      linearize(rootDims).str(sfx) + "]");
-    else if (isSplatConstant(root))
-      loaded = splatLiteral(cast<DenseElementsAttr>(root.getDefiningOp<ir::ConstantOp>().getValue()), dtype);
-    else
-      return fusion.emitOpError("reduction input must come from the kernel's inputs");
+    if (auto arg = dyn_cast<BlockArgument>(root)) {
+      std::ostringstream read;  // (not "in" + ...: GCC 12 warns wrongly of overlapping copies)
+      read << "in" << arg.getArgNumber() << "[" << linearize(rootDims).str(sfx) << "]";
+      loaded = loadConvert(dtype, read.str());
+    } else if (auto splat = splatValue(root)) {
+      // A splat constant the fuser cloned into the region needs no memory at all.
+      loaded = splatLiteral(splat, dtype);
+    } else {
+      return fusion.emitOpError("reduction input is neither a kernel input nor a splat constant");
+    }
   }
 
   const bool isInt = dtype == DType::I32;
@@ -80,9 +83,9 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
   os << "  typedef " << index << " Index;\n  typedef " << acc << " Acc;\n";
   os << "  static constexpr Index kOutputs = " << outputs << sfx << ";\n";
   os << "  static constexpr Index kReduced = " << reducedCount << sfx << ";\n";
-  for (unsigned i = 0; i < fusion.getNumOperands(); ++i)
-    os << "  const " << storageType(dtypeOfValue(fusion.getBody().getArgument(i))) << "* __restrict__ in"
-       << i << ";\n";
+  for (BlockArgument arg : fusion.getBody().front().getArguments())
+    os << "  const " << storageType(dtypeOfValue(arg)) << "* __restrict__ in" << arg.getArgNumber()
+       << ";\n";
   os << "  " << storageType(dtypeOfValue(reduce->getResult(0))) << "* __restrict__ out0;\n";
   os << "  __device__ __forceinline__ Acc init() const { return "
      << (isMax ? (isInt ? "(-2147483647 - 1)" : "-__int_as_float(0x7f800000)") : (isInt ? "0" : "0.0f"))

@@ -267,7 +267,7 @@ void buildFusion(ArrayRef<Operation*> members, ir::FusionKind kind) {
       LayoutChain chain = traceLayout(v);
       Operation* def = chain.root.getDefiningOp();
       if (def && inGroup.contains(def)) continue;
-      if (isSplatConstant(chain.root)) continue;
+      if (splatValue(chain.root)) continue;
       inputs.insert(chain.root);
     }
 
@@ -302,7 +302,7 @@ void buildFusion(ArrayRef<Operation*> members, ir::FusionKind kind) {
   std::function<Value(Value)> materialize = [&](Value v) -> Value {
     if (Value mapped = map.lookupOrNull(v)) return mapped;
     Operation* def = v.getDefiningOp();
-    assert(def && (isLayoutOp(def) || isSplatConstant(v)) && "unmapped fusion operand");
+    assert(def && (isLayoutOp(def) || splatValue(v)) && "unmapped fusion operand");
     if (isLayoutOp(def)) materialize(def->getOperand(0));
     Operation* clone = b.clone(*def, map);
     return clone->getResult(0);
@@ -372,7 +372,7 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
       if (isa<ir::MatmulOp, ir::FusionOp, func::ReturnOp>(op))
         for (OpOperand& use : op.getOpOperands()) {
           LayoutChain chain = traceLayout(use.get());
-          if (!chain.linear || isSplatConstant(chain.root)) materializeUse(use);
+          if (!chain.linear || splatValue(chain.root)) materializeUse(use);
         }
 
     std::vector<SmallVector<Operation*>> groups = plan.groups();

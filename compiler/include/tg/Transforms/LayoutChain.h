@@ -21,6 +21,14 @@ inline bool isLayoutOp(mlir::Operation* op) {
   return op && mlir::isa<ir::BroadcastOp, ir::TransposeOp, ir::ReshapeOp>(op);
 }
 
+/// The value of `v` when a splat tg.constant defines it (null otherwise). The fuser clones
+/// such constants into kernels, so every emitter reads them as literals.
+inline mlir::DenseElementsAttr splatValue(mlir::Value v) {
+  auto c = v.getDefiningOp<ir::ConstantOp>();
+  auto dense = c ? mlir::dyn_cast<mlir::DenseElementsAttr>(c.getValue()) : mlir::DenseElementsAttr();
+  return dense && dense.isSplat() ? dense : mlir::DenseElementsAttr();
+}
+
 struct LayoutChain {
   mlir::Value root;                          ///< The first value not made by a layout op.
   llvm::SmallVector<mlir::Operation*> ops;   ///< From the value back to the root.
@@ -41,13 +49,6 @@ inline LayoutChain traceLayout(mlir::Value v) {
   return chain;
 }
 
-/// True if `v` is a tg.constant whose value is a splat (one element, however large the type).
-inline bool isSplatConstant(mlir::Value v) {
-  auto c = v.getDefiningOp<ir::ConstantOp>();
-  auto dense = c ? mlir::dyn_cast<mlir::DenseElementsAttr>(c.getValue()) : mlir::DenseElementsAttr();
-  return dense && dense.isSplat();
-}
-
 /// A copy kernel for the layout value `v`: an elementwise tg.fusion at `b`'s insertion point
 /// whose one input is the root of `v`'s layout chain and whose one result is `v`, the chain
 /// cloned inside. When the root is a splat constant the kernel has no input and the constant
@@ -58,7 +59,7 @@ inline ir::FusionOp buildLayoutCopy(mlir::OpBuilder& b, mlir::Value v) {
   mlir::OpBuilder::InsertionGuard guard(b);
   const mlir::Location loc = v.getDefiningOp()->getLoc();
   LayoutChain chain = traceLayout(v);
-  const bool fill = isSplatConstant(chain.root);
+  const bool fill = static_cast<bool>(splatValue(chain.root));
   auto fusion = ir::FusionOp::create(b, loc, mlir::TypeRange{v.getType()}, ir::FusionKind::elementwise,
                                      fill ? mlir::ValueRange{} : mlir::ValueRange{chain.root});
   mlir::Block* body = b.createBlock(&fusion.getBody());
