@@ -21,7 +21,8 @@ Tensor broadcast_to(const Tensor& x, Shape shape, Loc loc) {
 
 Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
   if (!x.defined()) fail("reshape", "operand is an undefined tensor", loc);
-  int64_t known = 1, inferred = -1;
+  int64_t inferred = -1;
+  std::optional<int64_t> known = 1;  // empty once the product of the known extents overflows
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       if (inferred >= 0) fail("reshape", "only one extent of " + format_shape(shape) + " may be -1", loc);
@@ -29,15 +30,15 @@ Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
     } else if (shape[i] < 0) {
       fail("reshape", "target " + format_shape(shape) + " has a negative extent", loc);
     } else {
-      known *= shape[i];
+      if (known) known = checked_mul(*known, shape[i]);
     }
   }
   if (inferred >= 0) {
-    if (known == 0 || x.numel() % known != 0)
+    if (!known || *known == 0 || x.numel() % *known != 0)
       fail("reshape", "cannot infer the -1 extent of " + format_shape(shape) + " for " +
                           std::to_string(x.numel()) + " elements", loc);
-    shape[inferred] = x.numel() / known;
-  }
+    shape[inferred] = x.numel() / *known;
+  }  // else the shape rules compare the element counts, overflow-checked
   graph::OpAttrs attrs;
   attrs.shape = std::move(shape);
   return apply(OpKind::Reshape, attrs, {x}, loc);

@@ -81,7 +81,10 @@ struct PyValue {
   bool boolean = false;                              // Bool
   int64_t integer = 0;                               // Int
   std::vector<PyValue> items;                        // Tuple, List
-  std::vector<std::pair<std::string, PyValue>> dict;  // Dict, in file order
+  /// Dict entries in file order, each with its key in `key` (a vector of pairs would hold an
+  /// incomplete PyValue, which libstdc++ rejects under clang).
+  std::vector<PyValue> dict;
+  std::string key;                                   // an entry of a Dict
   std::string text;                                  // the literal as written, for messages
 };
 
@@ -251,14 +254,15 @@ class LiteralParser {
         pos_ = keyPos;
         fail("dict key " + key.text + " is not a string");
       }
-      for (const auto& [existing, value] : v.dict)
-        if (existing == key.str) {
+      for (const PyValue& existing : v.dict)
+        if (existing.key == key.str) {
           pos_ = keyPos;
           fail("duplicate key '" + key.str + "'");
         }
       if (!eat(':')) fail("expected ':'");
       PyValue value = parseValue();
-      v.dict.emplace_back(std::move(key.str), std::move(value));
+      value.key = std::move(key.str);
+      v.dict.push_back(std::move(value));
       if (eat('}')) break;
       if (!eat(',')) fail("expected ',' or '}'");
     }
@@ -335,7 +339,10 @@ std::optional<int64_t> byteSize(const Shape& shape, DType dtype) {
 //===----------------------------------------------------------------------===//
 
 struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
+  bool owned = true;
+  void operator()(std::FILE* f) const {
+    if (owned) std::fclose(f);
+  }
 };
 
 class Reader {
@@ -345,6 +352,9 @@ class Reader {
     file_.reset(std::fopen(path.c_str(), "rb"));
     if (!file_) throw tg::Error(path + ": cannot open for reading: " + errnoText(errno));
   }
+  /// Reads `file`, which the caller keeps open (and closes).
+  Reader(std::FILE* file, const std::string& path)
+      : path_(path), file_(file, FileCloser{/*owned=*/false}) {}
 
   /// Reads up to `n` bytes into `out`; returns how many were read (fewer only at end of file).
   size_t read(void* out, size_t n) {
@@ -395,15 +405,26 @@ class Reader {
 };
 
 const PyValue* findKey(const PyValue& dict, std::string_view key) {
-  for (const auto& [k, v] : dict.dict)
-    if (k == key) return &v;
+  for (const PyValue& v : dict.dict)
+    if (v.key == key) return &v;
   return nullptr;
 }
 
 }  // namespace
 
+static HostTensor readNpyFrom(Reader& in, const std::string& path);
+
 HostTensor readNpy(const std::string& path) {
   Reader in(path);
+  return readNpyFrom(in, path);
+}
+
+HostTensor readNpy(std::FILE* file, const std::string& name) {
+  Reader in(file, name);
+  return readNpyFrom(in, name);
+}
+
+static HostTensor readNpyFrom(Reader& in, const std::string& path) {
 
   // Preamble: magic, version, header length.
   unsigned char pre[8];
@@ -438,8 +459,8 @@ HostTensor readNpy(const std::string& path) {
     if (!findKey(dict, key))
       throw tg::Error(path + ": malformed header: the '" + key + "' key is missing from " +
                       quoteHeader(header));
-  for (const auto& [key, value] : dict.dict)
-    if (key != "descr" && key != "fortran_order" && key != "shape")
+  for (const PyValue& entry : dict.dict)
+    if (const std::string& key = entry.key; key != "descr" && key != "fortran_order" && key != "shape")
       throw tg::Error(path + ": malformed header: unexpected key '" + key +
                       "' (a .npy header has exactly 'descr', 'fortran_order' and 'shape')");
 

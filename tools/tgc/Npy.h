@@ -38,12 +38,16 @@
 
 #include "tg/Reference/HostTensor.h"
 
+#include <cstdio>
 #include <string>
 
 namespace tg::tools {
 
 /// Reads a .npy file into a HostTensor (see the supported dtypes above).
 tg::ref::HostTensor readNpy(const std::string& path);
+/// The same from an open stream (a regular file's size is checked before allocating, other
+/// streams are read as the data arrives); `name` starts every message. The caller closes it.
+tg::ref::HostTensor readNpy(std::FILE* file, const std::string& name);
 
 /// Writes `t` to `path` as a .npy file, atomically (write to a temporary file, then rename).
 void writeNpy(const std::string& path, const tg::ref::HostTensor& t);

@@ -1,0 +1,3 @@
+func.func @unranked_argument(%x: tensor<*xf32>) {
+  return
+}

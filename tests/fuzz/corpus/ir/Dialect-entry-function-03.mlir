@@ -1,0 +1,3 @@
+func.func @encoded_argument(%x: tensor<4xf32, "sparse">) {
+  return
+}

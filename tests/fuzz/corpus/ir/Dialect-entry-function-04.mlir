@@ -1,0 +1,3 @@
+func.func @scalar_argument(%x: f32) {
+  return
+}

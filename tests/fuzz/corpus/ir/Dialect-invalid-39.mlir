@@ -1,0 +1,4 @@
+func.func @broadcast_dim_negative(%x: tensor<4xf32>) {
+  %0 = tg.broadcast %x dims = [-1] : tensor<4xf32> to tensor<3x4xf32>
+  return
+}

@@ -1,0 +1,7 @@
+func.func @fusion_arg_type(%x: tensor<4xf32>, %y: tensor<4xf32>) {
+  %0 = tg.fusion elementwise (%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf16>):
+    tg.yield %a : tensor<4xf32>
+  }
+  return
+}

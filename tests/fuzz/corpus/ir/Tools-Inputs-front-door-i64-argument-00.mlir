@@ -1,0 +1,3 @@
+func.func @f(%x: tensor<4xi64>) -> tensor<4xi64> {
+  return %x : tensor<4xi64>
+}
