@@ -174,10 +174,13 @@ int buffersOfKind(const tg::rt::Plan& plan, tg::rt::PlanBuffer::Kind kind) {
 }
 
 TEST(ParseModule, RefusesWhatCrashesMlirsParser) {
-  for (const char* text : {"module attributes {a = array<index: 1>} {}",
-                           "module attributes {a = array<  index>} {}",
-                           "!t = index\nmodule attributes {a = array<!t: 1>} {}",
-                           "module attributes {a = array<// comment\n index: 1>} {}"}) {
+  using namespace std::string_literals;  // "..."s keeps the NUL bytes
+  for (const std::string& text : {"module attributes {a = array<index: 1>} {}"s,
+                           "module attributes {a = array<  index>} {}"s,
+                           "!t = index\nmodule attributes {a = array<!t: 1>} {}"s,
+                           "module attributes {a = array<// comment\n index: 1>} {}"s,
+                           // Found by tg_fuzz_ir: the lexer skips NUL bytes like spaces.
+                           "module attributes {a = array\0\0<index: 1>} {}"s}) {
     std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
     Parsed p = parse(text);
     EXPECT_FALSE(p.module) << text;

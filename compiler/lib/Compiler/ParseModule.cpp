@@ -22,15 +22,16 @@ bool isIdentifierChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.';
 }
 
-/// A cursor over IR text that skips what the lexer skips (whitespace, `//` comments) and never
-/// looks inside string literals.
+/// A cursor over IR text that skips what the lexer skips (whitespace, NUL bytes, `//`
+/// comments) and never looks inside string literals.
 struct Scanner {
   llvm::StringRef s;
   size_t pos = 0;
 
   void skipTrivia() {
     while (pos < s.size()) {
-      if (std::isspace(static_cast<unsigned char>(s[pos]))) {
+      // MLIR's lexer also skips NUL bytes inside the buffer (only the final one ends it).
+      if (std::isspace(static_cast<unsigned char>(s[pos])) || s[pos] == '\0') {
         ++pos;
       } else if (s.substr(pos).starts_with("//")) {
         size_t end = s.find('\n', pos);
