@@ -189,7 +189,8 @@ int dump(const Args& a) {
   OwningOpRef<ModuleOp> module = loadModule(a.target, example, diags);
   tg::rt::Gpu* gpu = a.arch.empty() ? tg::rt::Gpu::get() : nullptr;
   tg::compiler::ArtifactSink files;
-  if (!a.outDir.empty()) files = tg::compiler::directorySink(a.outDir, "tgc");
+  tg::compiler::DumpFailures unwritten;
+  if (!a.outDir.empty()) files = tg::compiler::directorySink(a.outDir, "tgc", &unwritten);
   auto sink = [&](const tg::compiler::Artifact& art) {
     if (files) files(art);
     if (!wanted.count(art.stage) && (!all || art.stage == "cubin")) return;  // binary
@@ -198,6 +199,10 @@ int dump(const Args& a) {
   };
   bool wantPtx = all || wanted.count("ptx") || wanted.count("cubin") || !a.outDir.empty();
   tg::compiler::compile(*module, pipelineOptions(a, gpu), sink, wantPtx);
+  if (unwritten.failed)
+    throw tg::Error("cannot write " + std::to_string(unwritten.failed) + " of " +
+                    std::to_string(unwritten.files) + " dump file(s) to " + a.outDir + ": " +
+                    unwritten.first);
   return 0;
 }
 
