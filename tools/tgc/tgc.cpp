@@ -312,11 +312,15 @@ int cache(const Args& a) {
                 static_cast<unsigned long long>(bytes));
   } else if (a.target == "list") {
     for (const auto& e : entries)
-      std::printf("%s  %-8s %10llu bytes  %s  %s\n", e.valid ? "ok     " : "INVALID",
+      std::printf("%s  %-8s %10llu bytes  %s  %s%s\n", e.valid ? "ok     " : "INVALID",
                   e.arch.c_str(), static_cast<unsigned long long>(e.bytes),
-                  e.kernelName.c_str(), e.file.c_str());
+                  e.kernelName.c_str(), e.file.c_str(),
+                  e.valid ? "" : (" (" + e.problem + ")").c_str());
   } else if (a.target == "clear") {
     std::printf("removed %zu file(s) from %s\n", disk.clear(), dir.c_str());
+    // What could not be removed was reported on stderr, one line each.
+    if (size_t left = disk.problems().size())
+      throw tg::Error(std::to_string(left) + " file(s) in " + dir + " could not be removed");
   } else {
     usageError("cache needs one of: stats, list, clear");
   }
