@@ -410,11 +410,11 @@ TEST(GpuMemory, ReleasedBuffersComeBackLastFirstAndNeverOverlap) {
   const size_t n = 1500, bytes = 3000;  // 1500 x 3072 rounded: about 2.2 slabs
   for (size_t i = 0; i < n; ++i) {
     live.push_back(gpu.allocate(bytes));
-    gpu.fill(live.back()->ptr(), static_cast<uint8_t>(i % 251), bytes);
+    gpu.fill(live.back()->ptr(), static_cast<uint8_t>(i % 251), 1, bytes);
     if (i % 7 == 3) {  // release some on the way; the next allocation reuses them
       live.pop_back();
       live.push_back(gpu.allocate(bytes));
-      gpu.fill(live.back()->ptr(), static_cast<uint8_t>(i % 251), bytes);
+      gpu.fill(live.back()->ptr(), static_cast<uint8_t>(i % 251), 1, bytes);
     }
   }
   std::vector<uint8_t> host(bytes);
