@@ -230,6 +230,38 @@ TEST(GpuGraphs, UnfusedChainIsOneGraphOfManyKernels) {
   EXPECT_GT(g.peakDeviceBytes, size_t(2 * 777 * 4)) << r;
 }
 
+// Issue 13, bug 1: weights replaced after every step (`w = w - lr * g`, each a new buffer) are
+// read by the next replay of the CUDA graph; a new shape traces and compiles again. All
+// results are read at the end, each against the CPU with that step's weights.
+TEST(GpuGraphs, ReboundCapturesAreReadByTheNextReplay) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  struct Layer {
+    Tensor w, b;
+  } layer{tg::randn({64, 32}, DType::F32, 91), tg::randn({32}, DType::F32, 92)};
+  auto f = tg::jit([&layer](const Tensor& x) { return tg::tanh(tg::matmul(x, layer.w)) + layer.b; },
+                   {.precision = tg::Precision::Accurate});
+  const Tensor x = tg::randn({16, 64}, DType::F32, 93);
+  std::vector<Tensor> got, wants, scales;
+  for (int step = 0; step < 6; ++step) {
+    got.push_back(f(x));
+    const Tensor xc = x.to(Device::CPU), wc = layer.w.to(Device::CPU);
+    wants.push_back(tg::tanh(tg::matmul(xc, wc)) + layer.b.to(Device::CPU));
+    scales.push_back(tg::matmul(tg::abs(xc), tg::abs(wc)));  // tanh does not magnify errors
+    layer.w = layer.w - 0.25f * tg::randn({64, 32}, DType::F32, 100 + step);
+    if (step == 3) layer.b = tg::randn({1}, DType::F32, 94);  // a new shape: broadcast
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE("step " + std::to_string(i));
+    compare(got[i], wants[i],
+            Tolerance{.f32Ulps = 4, .scaled = 64 * 0x1p-23, .rule = "f32 matmul (K = 64) + tanh"},
+            absValues(scales[i]));
+  }
+  tg::JitReport r = f.report();
+  EXPECT_EQ(r.captureRetraces, 1u) << r;
+  EXPECT_EQ(r.captureRebinds, 4u) << r;
+  EXPECT_EQ(r.cacheMisses, 2u) << r;
+}
+
 TEST(GpuGraphs, CapturedTensorsAndChecksWorkInsideTheGraph) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   Tensor w = tg::randn({512}, DType::F32, 9);
@@ -378,11 +410,11 @@ TEST(GpuMemory, ReleasedBuffersComeBackLastFirstAndNeverOverlap) {
   const size_t n = 1500, bytes = 3000;  // 1500 x 3072 rounded: about 2.2 slabs
   for (size_t i = 0; i < n; ++i) {
     live.push_back(gpu.allocate(bytes));
-    gpu.fill(live.back()->ptr(), static_cast<uint8_t>(i % 251), bytes);
+    gpu.fill(live.back()->ptr(), static_cast<uint8_t>(i % 251), 1, bytes);
     if (i % 7 == 3) {  // release some on the way; the next allocation reuses them
       live.pop_back();
       live.push_back(gpu.allocate(bytes));
-      gpu.fill(live.back()->ptr(), static_cast<uint8_t>(i % 251), bytes);
+      gpu.fill(live.back()->ptr(), static_cast<uint8_t>(i % 251), 1, bytes);
     }
   }
   std::vector<uint8_t> host(bytes);

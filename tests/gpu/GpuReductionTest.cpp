@@ -12,6 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <tuple>
+
 #include <string>
 #include <vector>
 
@@ -83,6 +86,35 @@ TEST(GpuReductions, RepeatedLaunchesGiveTheSameBits) {
   compare(results[1], tg::sum(y.to(Device::CPU) * 1.5f),
           Tolerance{.scaled = accumulationRel(int64_t{1} << 22), .rule = "f32 sum of 4M"},
           absValues(tg::sum(tg::abs(y.to(Device::CPU) * 1.5f))));
+}
+
+// Issue 13, bug 2: a reduction of a value that canonicalization folds to a splat constant
+// (tanh of a constant; through a broadcast or transpose) reads the constant as a literal, with
+// no input buffer. The GPU must give the CPU's value.
+TEST(GpuReductions, ReductionsOfFoldedConstants) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  auto f = tg::jit([](const Tensor& x) {
+    Tensor c = tg::tanh(tg::full({133, 1}, 1.0, DType::F32));
+    Tensor t = tg::transpose(tg::broadcast_to(tg::full({7}, -0.75, DType::F32), {5, 7}), 0, 1);
+    return std::make_tuple(tg::mean(c, {0}, true), tg::sum(t), tg::max(t, {1}) + x);
+  });
+  for (Device d : {Device::CPU, Device::CUDA}) {
+    Tensor x = tg::randn({7}, DType::F32, 41, d);
+    auto [mean, sum, max] = f(x);
+    SCOPED_TRACE(tg::device_name(d));
+    EXPECT_NEAR(mean.item<float>(), std::tanh(1.0), 1e-6);
+    EXPECT_FLOAT_EQ(sum.item<float>(), -0.75f * 35);
+    compare(max, x.to(Device::CPU) - 0.75f, Tolerance{});
+  }
+  // Long ones: a block per output split over blocks, f32 and i32.
+  auto g = tg::jit([](const Tensor& x) {
+    return std::make_pair(tg::sum(tg::full({1 << 20}, 0.5, DType::F32)) + x,
+                          tg::sum(tg::full({100000}, 3.0, DType::I32)));
+  });
+  Tensor x = tg::randn({}, DType::F32, 43, Device::CUDA);
+  auto [s, i] = g(x);
+  EXPECT_EQ(s.item<float>(), 0.5f * (1 << 20) + x.item<float>());  // every partial sum is exact
+  EXPECT_EQ(i.item<int32_t>(), 300000);
 }
 
 }  // namespace

@@ -193,6 +193,67 @@ TEST(CodegenCompile, RandomProgramsCompileFusedAndUnfused) {
   }
 }
 
+/// Issue 13, bug 2: the fuser clones splat constants (and layout chains over them) into the
+/// kernels that read them, so a reduction of a value that canonicalization folded to a splat
+/// reads no kernel input at all. Each such reduction must compile to one kernel that reads the
+/// constant as a literal.
+TEST(CodegenCompile, ReductionsOfFoldedConstantsCompile) {
+  if (!requireNvrtc()) GTEST_SKIP() << "NVRTC is not available";
+  const std::vector<std::string> cases = {
+      // The reproducer of the issue: tanh(1) folds to a splat; its mean over axis 0.
+      R"(func.func @f(%a: tensor<133x1xf32>) -> tensor<1x1xf32> {
+        %c = tg.constant dense<1.0> : tensor<133x1xf32>
+        %t = "tg.tanh"(%c) : (tensor<133x1xf32>) -> tensor<133x1xf32>
+        %r = tg.reduce_mean %t axes = [0] keep_dims : tensor<133x1xf32> to tensor<1x1xf32>
+        return %r : tensor<1x1xf32>
+      })",
+      // Through a broadcast, in bf16, summed over every axis.
+      R"(func.func @f() -> tensor<bf16> {
+        %c = tg.constant dense<0.5> : tensor<7xbf16>
+        %b = tg.broadcast %c dims = [1] : tensor<7xbf16> to tensor<5x7xbf16>
+        %r = tg.reduce_sum %b axes = [0, 1] : tensor<5x7xbf16> to tensor<bf16>
+        return %r : tensor<bf16>
+      })",
+      // Through a transpose, a max next to a reduction of a real input.
+      R"(func.func @f(%x: tensor<4x6xf32>) -> (tensor<6xf32>, tensor<6xf32>) {
+        %c = tg.constant dense<-2.0> : tensor<4x6xf32>
+        %t = tg.transpose %c perm = [1, 0] : tensor<4x6xf32> to tensor<6x4xf32>
+        %m = tg.reduce_max %t axes = [1] : tensor<6x4xf32> to tensor<6xf32>
+        %s = tg.reduce_sum %x axes = [0] : tensor<4x6xf32> to tensor<6xf32>
+        return %m, %s : tensor<6xf32>, tensor<6xf32>
+      })",
+      // i32, and a long reduction (a block per output, split over blocks).
+      R"(func.func @f() -> tensor<i32> {
+        %c = tg.constant dense<3> : tensor<100000xi32>
+        %r = tg.reduce_sum %c axes = [0] : tensor<100000xi32> to tensor<i32>
+        return %r : tensor<i32>
+      })",
+  };
+  for (const std::string& ir : cases) {
+    SCOPED_TRACE(ir);
+    Compiled c;
+    try {
+      c = compileIr(ir);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "compiler::compile failed: " << e.what();
+      continue;
+    }
+    checkPlanShape(c.plan);
+    nvrtcAll(c.plan);
+    // One reduction kernel per reduction; those of splats take no input buffer.
+    int ofSplats = 0;
+    for (const tg::rt::PlanLaunch& l : c.plan.launches) {
+      const tg::rt::KernelSource& k = c.plan.kernels.at(l.kernel);
+      EXPECT_NE(k.name.find("_reduce_"), std::string::npos) << k.name;
+      if (k.source.find("__restrict__ in") == std::string::npos) {
+        ++ofSplats;
+        EXPECT_EQ(l.buffers.size(), 1u) << "reads nothing, writes its result: " << k.name;
+      }
+    }
+    EXPECT_EQ(ofSplats, 1);
+  }
+}
+
 /// The case table holds exactly the (op, dtype) pairs the shape rules accept.
 TEST(CodegenCompile, CaseTableCoversEveryOpKindAndAcceptedDType) {
   using tg::graph::OpAttrs;

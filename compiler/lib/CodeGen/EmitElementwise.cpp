@@ -31,12 +31,6 @@ std::string numbered(const char* prefix, long long n) {
   return s;
 }
 
-bool isSplat(Value v) {
-  auto c = v.getDefiningOp<ir::ConstantOp>();
-  auto d = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
-  return d && d.isSplat();
-}
-
 }  // namespace
 
 FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
@@ -131,10 +125,7 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   std::function<std::string(Value)> nameOf = [&](Value v) -> std::string {
     auto it = names.find(v);
     if (it != names.end()) return it->second;
-    if (isSplat(v)) {
-      auto c = v.getDefiningOp<ir::ConstantOp>();
-      return splatLiteral(cast<DenseElementsAttr>(c.getValue()), dtypeOfValue(v));
-    }
+    if (auto splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
     LayoutChain chain = traceLayout(v);  // a linear chain over an identity input or a member
     if (chain.linear && chain.root != v) return nameOf(chain.root);
     return "/*unresolved*/0";

@@ -62,9 +62,7 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
   int counter = 0;
   std::function<FailureOr<std::string>(Value)> nameOf = [&](Value v) -> FailureOr<std::string> {
     if (auto it = names.find(v); it != names.end()) return it->second;
-    if (auto c = v.getDefiningOp<ir::ConstantOp>())
-      if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()); dense && dense.isSplat())
-        return splatLiteral(dense, dtypeOfValue(v));
+    if (auto splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
     LayoutChain chain = traceLayout(v);
     if (chain.linear && chain.root != v && numelOf(chain.root) == numel) {
       FailureOr<std::string> n = nameOf(chain.root);

@@ -10,6 +10,7 @@
 #include "ScalarMath.h"
 
 #include "tg/Dialect/OpDescription.h"
+#include "tg/Transforms/LayoutChain.h"
 
 #include <algorithm>
 #include <sstream>
@@ -56,10 +57,21 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
                    d->attrs.axes.end();
     dims.dims.push_back(reduced ? red.dims[rr++] : kept.dims[k++]);
   }
+  // The reduced value is read through its layout chain from its root: one of the kernel's
+  // inputs, or a splat constant the fuser cloned into the region (a reduction of a value that
+  // canonicalization folded to a splat), which needs no memory at all.
   Value root;
   DimIndices rootDims = mapToRoot(input, dims, root);
-  auto arg = dyn_cast<BlockArgument>(root);
-  if (!arg) return fusion.emitOpError("reduction input must come from the kernel's inputs");
+  std::string loaded;
+  if (auto arg = dyn_cast<BlockArgument>(root)) {
+    std::ostringstream read;  // (not "in" + ...: GCC 12 warns wrongly of overlapping copies)
+    read << "in" << arg.getArgNumber() << "[" << linearize(rootDims).str(sfx) << "]";
+    loaded = loadConvert(dtype, read.str());
+  }
+  else if (auto splat = splatValue(root))
+    loaded = splatLiteral(splat, dtype);
+  else
+    return fusion.emitOpError("reduction input is neither a kernel input nor a splat constant");
 
   const bool isInt = dtype == DType::I32;
   const char* acc = isInt ? "int" : "float";
@@ -69,7 +81,9 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
   os << "  typedef " << index << " Index;\n  typedef " << acc << " Acc;\n";
   os << "  static constexpr Index kOutputs = " << outputs << sfx << ";\n";
   os << "  static constexpr Index kReduced = " << reducedCount << sfx << ";\n";
-  os << "  const " << storageType(dtype) << "* __restrict__ in0;\n";
+  for (BlockArgument arg : fusion.getBody().front().getArguments())
+    os << "  const " << storageType(dtypeOfValue(arg)) << "* __restrict__ in" << arg.getArgNumber()
+       << ";\n";
   os << "  " << storageType(dtypeOfValue(reduce->getResult(0))) << "* __restrict__ out0;\n";
   os << "  __device__ __forceinline__ Acc init() const { return "
      << (isMax ? (isInt ? "(-2147483647 - 1)" : "-__int_as_float(0x7f800000)") : (isInt ? "0" : "0.0f"))
@@ -78,7 +92,7 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
      << (isMax ? (isInt ? "(a > b ? a : b)" : "tg_maxf(a, b)") : (isInt ? "tg_iadd(a, b)" : "a + b"))
      << "; }\n";
   os << "  __device__ __forceinline__ Acc load(Index o, Index r) const {\n    (void)o; (void)r;\n"
-     << "    return " << loadConvert(dtype, "in0[" + linearize(rootDims).str(sfx) + "]") << ";\n  }\n";
+     << "    return " << loaded << ";\n  }\n";
   std::string value = d->kind == graph::OpKind::ReduceMean
                           ? "acc / " + std::to_string(reducedCount) + ".0f"
                           : std::string("acc");

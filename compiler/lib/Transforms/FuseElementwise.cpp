@@ -45,12 +45,6 @@ bool isElementwiseOp(Operation* op) {
   return d && graph::isElementwise(d->kind);
 }
 
-bool isSplatConstant(Value v) {
-  auto c = v.getDefiningOp<ir::ConstantOp>();
-  auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
-  return dense && dense.isSplat();
-}
-
 /// A compute op that becomes (part of) a kernel: not a layout op, constant or terminator.
 bool isKernelOp(Operation* op) {
   return op && !isLayoutOp(op) && !isa<ir::ConstantOp, func::ReturnOp>(op);
@@ -272,7 +266,7 @@ void buildFusion(ArrayRef<Operation*> members, ir::FusionKind kind) {
       LayoutChain chain = traceLayout(v);
       Operation* def = chain.root.getDefiningOp();
       if (def && inGroup.contains(def)) continue;
-      if (isSplatConstant(chain.root)) continue;
+      if (splatValue(chain.root)) continue;
       inputs.insert(chain.root);
     }
 
@@ -307,7 +301,7 @@ void buildFusion(ArrayRef<Operation*> members, ir::FusionKind kind) {
   std::function<Value(Value)> materialize = [&](Value v) -> Value {
     if (Value mapped = map.lookupOrNull(v)) return mapped;
     Operation* def = v.getDefiningOp();
-    assert(def && (isLayoutOp(def) || isSplatConstant(v)) && "unmapped fusion operand");
+    assert(def && (isLayoutOp(def) || splatValue(v)) && "unmapped fusion operand");
     if (isLayoutOp(def)) materialize(def->getOperand(0));
     Operation* clone = b.clone(*def, map);
     return clone->getResult(0);

@@ -290,10 +290,21 @@ void Gpu::copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) {
           "cuMemcpyDtoDAsync");
 }
 
-void Gpu::fill(DevicePtr dst, uint8_t byte, size_t bytes) {
-  if (bytes)
-    check(driverOf(driver_).cuMemsetD8Async(dst, byte, bytes, static_cast<CUstream>(stream_)),
-          "cuMemsetD8Async");
+void Gpu::fill(DevicePtr dst, uint32_t pattern, size_t elementBytes, size_t count) {
+  if (!count) return;
+  const CudaDriver& d = driverOf(driver_);
+  CUstream s = static_cast<CUstream>(stream_);
+  switch (elementBytes) {
+    case 1:
+      return check(d.cuMemsetD8Async(dst, static_cast<unsigned char>(pattern), count, s),
+                   "cuMemsetD8Async");
+    case 2:
+      return check(d.cuMemsetD16Async(dst, static_cast<unsigned short>(pattern), count, s),
+                   "cuMemsetD16Async");
+    case 4:
+      return check(d.cuMemsetD32Async(dst, pattern, count, s), "cuMemsetD32Async");
+  }
+  throw Error("fill: elements of " + std::to_string(elementBytes) + " bytes are not supported");
 }
 
 void Gpu::synchronize() {

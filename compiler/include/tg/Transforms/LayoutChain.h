@@ -21,6 +21,14 @@ inline bool isLayoutOp(mlir::Operation* op) {
   return op && mlir::isa<ir::BroadcastOp, ir::TransposeOp, ir::ReshapeOp>(op);
 }
 
+/// The value of `v` when a splat tg.constant defines it (null otherwise). The fuser clones
+/// such constants into kernels, so every emitter reads them as literals.
+inline mlir::DenseElementsAttr splatValue(mlir::Value v) {
+  auto c = v.getDefiningOp<ir::ConstantOp>();
+  auto dense = c ? mlir::dyn_cast<mlir::DenseElementsAttr>(c.getValue()) : mlir::DenseElementsAttr();
+  return dense && dense.isSplat() ? dense : mlir::DenseElementsAttr();
+}
+
 struct LayoutChain {
   mlir::Value root;                          ///< The first value not made by a layout op.
   llvm::SmallVector<mlir::Operation*> ops;   ///< From the value back to the root.

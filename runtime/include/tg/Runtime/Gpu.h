@@ -124,7 +124,9 @@ class Gpu {
   /// Device -> host; waits for the stream (a sync point).
   void copyToHost(void* dst, DevicePtr src, size_t bytes);
   void copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes);
-  void fill(DevicePtr dst, uint8_t byte, size_t bytes);
+  /// Sets `count` elements of `elementBytes` (1, 2 or 4) at `dst` to the bit pattern
+  /// `pattern` (its low bytes), queued on tg's stream.
+  void fill(DevicePtr dst, uint32_t pattern, size_t elementBytes, size_t count);
   /// Waits until all queued work is done; throws tg::Error if a kernel failed.
   void synchronize();
 
