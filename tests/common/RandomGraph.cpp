@@ -223,7 +223,7 @@ std::vector<std::vector<double>> errorBoundsOf(const std::vector<Step>& steps,
         throw std::logic_error("random program: a noise field has " + std::to_string(field.size()) +
                                " elements for a value of " + std::to_string(n));
       // A 16-bit rounding is at least one subnormal step, whatever the relative bound says.
-      const double floor = ref[k].dtype() == DType::F16 ? 0x1p-24 : ref[k].dtype() == DType::BF16 ? 0x1p-133 : 0;
+      const double floor = subnormalStep(ref[k].dtype());
       for (size_t i = 0; i < n; ++i) {
         double o = st.noise.rel * std::fabs(v[i]) + st.noise.abs + (st.field ? field[i] : 0.0);
         if (o > 0) o = std::max(o, floor);
@@ -514,8 +514,13 @@ void Generator::rescaleLast(double limit) {
     ++uses_[last];
     pending_.push_back(last);
     exact_ = true;
+    // Exact, but in a 16-bit dtype's subnormal range the scaled value rounds (op by op; a
+    // fused kernel keeps it in f32): the richer generator says so (randomProgram(seed)'s
+    // tests compare like with like, fused with fused).
+    Noise noise;
+    if (rich_) noise.abs = subnormalStep(values_[last].dtype);
     add([last, factor](const std::vector<Tensor>& v) { return v[last] * factor; },
-        values_[last].shape, bound * factor, name(last) + " * 2^-" + std::to_string(k));
+        values_[last].shape, bound * factor, name(last) + " * 2^-" + std::to_string(k), noise);
   }
 }
 
@@ -770,10 +775,12 @@ bool Generator::select() {
     case 3: {  // leaky relu: where(a > 0, a, a * s)
       static const std::vector<double> slopes = {0.25, 0.5, -0.5};
       const double s = rng_.pick(slopes);
-      exact_ = true;  // a power-of-two slope
+      exact_ = true;  // a power-of-two slope (rounding only in a 16-bit subnormal range)
+      Noise noise;
+      if (rich_) noise.abs = subnormalStep(values_[a].dtype);
       add([a, s](const std::vector<Tensor>& v) { return tg::where(v[a] > 0.0, v[a], v[a] * s); },
           values_[a].shape, ba * std::max(1.0, std::fabs(s)),
-          "where(" + na + " > 0, " + na + ", " + na + " * " + num(s) + ")");
+          "where(" + na + " > 0, " + na + ", " + na + " * " + num(s) + ")", noise);
       break;
     }
     case 4: {  // clamp from below: where(a < c, c, a)

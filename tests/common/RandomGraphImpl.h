@@ -67,6 +67,9 @@ struct Noise {
 
 /// One ulp of `d`, relative to the value (an upper bound); 0 for f32 (nothing rounds after).
 double ulpRel(DType d);
+/// The spacing of `d`'s subnormals (0 for f32): what a 16-bit rounding near zero may move a
+/// value by, whatever ulpRel says (even a power-of-two scaling rounds there).
+double subnormalStep(DType d);
 /// The documented difference of one elementwise op (Precision::Auto) with a result of dtype
 /// `d` on operands bounded by `x` (see RandomGraphNoise.cpp).
 Noise opNoise(const std::string& op, DType d, double x);

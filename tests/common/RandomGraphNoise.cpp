@@ -33,6 +33,8 @@ std::vector<double> hostValues(const Tensor& t) {
 
 double ulpRel(DType d) { return d == DType::F32 ? 0 : std::ldexp(1.0, -(mantissaBits(d) - 1)); }
 
+double subnormalStep(DType d) { return d == DType::F16 ? 0x1p-24 : d == DType::BF16 ? 0x1p-133 : 0; }
+
 double expRel(double argBound) {
   // GPU (Auto): ex2.approx.f32(fl(x * log2e)). The product's rounding (u) and that of log2e
   // in f32 (u) move the exponent by 2 |x| log2e u, i.e. the result by 2 |x| u relative;

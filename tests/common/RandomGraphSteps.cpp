@@ -568,8 +568,10 @@ void Generator::epilogue(int mm) {
     use(cur);
     const int c = cur;
     exact_ = true;
+    Noise noise;  // exact, except in a 16-bit subnormal range (rescaleLast says why)
+    noise.abs = subnormalStep(values_[cur].dtype);
     cur = add([c](const std::vector<Tensor>& v) { return v[c] * 0.5; }, values_[cur].shape,
-              values_[cur].bound * 0.5, name(cur) + " * 0.5");
+              values_[cur].bound * 0.5, name(cur) + " * 0.5", noise);
   }
 }
 
@@ -727,12 +729,30 @@ bool Generator::dtypeCast() {
 }
 
 /// A splat (tg::full) or small dense (tg::from_vector) constant made inside the lambda,
-/// combined with a value (never alone: a reduction of a constant is folded differently).
+/// combined with a value; or a reduction of an expression of a splat (canonicalization folds
+/// it to a splat that the fuser clones into the reduction's kernel) times a value.
 bool Generator::constant() {
   const int a = operand();
   const Shape sa = values_[a].shape;
   const double ba = values_[a].bound;
   const int c = rng_.below(100);
+  if (c < 12 && !sa.empty()) {
+    static const std::vector<double> splats = {0.5, -1.5, 2.0, 0.75};
+    const double s = rng_.pick(splats);
+    const int64_t n = sa.back();
+    // The mean of n copies of tanh(s): exact where the compiler folds it; a GPU reduction of
+    // the splat adds n equal f32 values (accumulation bound, relative to the mean itself) and
+    // its tanh may be the GPU's (tanh's bound); then the product rounds.
+    Noise noise = opNoise("tanh", values_[a].dtype, std::fabs(s));
+    if (n > 2) noise.rel += 1.01 * accumulationDepth(n) * 0x1p-24 + 2 * 0x1p-24;
+    add([a, s](const std::vector<Tensor>& v) {
+          Tensor k = tg::full(v[a].shape(), s, v[a].dtype(), v[a].device());
+          return v[a] * tg::mean(tg::tanh(k), {-1}, true);
+        },
+        sa, ba, name(a) + " * mean(tanh(full(" + num(s) + ")), axes [-1], keepdims)", noise);
+    feature("reduced_constant");
+    return true;
+  }
   if (c < 45 || sa.empty()) {
     static const std::vector<double> splats = {0.5, -1.5, 2.0, 0.25, 3.0};
     const double s = rng_.pick(splats);
@@ -876,12 +896,21 @@ bool Generator::check() {
   const double bound = values_[a].bound * 0.5;
   const double limit = 1.5 * bound + 1;
   exact_ = true;
+  Noise noise;  // exact, except in a 16-bit subnormal range (rescaleLast says why)
+  noise.abs = subnormalStep(values_[a].dtype);
+  // w moves by half of a's bound (not by evaluating the step at a's corners: a moved to the
+  // edge of its error bound may well fail the check).
+  propagate_ = [a](const std::vector<Tensor>&, const std::vector<std::vector<double>>& e) {
+    std::vector<double> half = e[a];
+    for (double& x : half) x *= 0.5;
+    return half;
+  };
   add([a, limit](const std::vector<Tensor>& v) {
         Tensor w = v[a] * 0.5;
         tg::check(tg::abs(w) <= limit, "random program: a value exceeds its bound");
         return w;
       },
-      values_[a].shape, bound, "check(abs(" + name(a) + " * 0.5) <= " + num(limit) + ")");
+      values_[a].shape, bound, "check(abs(" + name(a) + " * 0.5) <= " + num(limit) + ")", noise);
   checks_ = true;
   feature("check");
   return true;

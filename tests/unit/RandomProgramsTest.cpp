@@ -47,7 +47,7 @@ TEST(RandomPrograms, EveryStepKindAppears) {
                         "matmul_constant", "matmul_batched", "matmul_ta", "matmul_tb",
                         "epilogue_bias", "epilogue_activation", "epilogue_residual", "epilogue_cast",
                         "permute", "reshape", "broadcast_to", "layout_round_trip", "cast",
-                        "splat_constant", "dense_constant", "item", "to_vector", "bool", "check"})
+                        "splat_constant", "dense_constant", "reduced_constant", "item", "to_vector", "bool", "check"})
     EXPECT_GE(seen[f], 3) << f;
   EXPECT_EQ(outputs, (std::set<size_t>{1, 2, 3}));
   EXPECT_GE(inputs.size(), 5u);
