@@ -493,8 +493,8 @@ void checkOnCuda(const tgtest::RandomProgram& p, const std::vector<Tensor>& in,
   std::vector<Tensor> jitCpu = guarded("tg::jit on the cpu", OutcomeKind::Crash, true,
                                        [&] { return tgtest::runJit(p, tg::JitOptions{}, in); });
   expectBits("tg::jit on the cpu vs eager", jitCpu, ref, verbose);
-  const std::vector<Tensor> gpuIn =
-      guarded("copying the inputs to the GPU", OutcomeKind::Crash, false, [&] { return toDevice(in, tg::Device::CUDA); });
+  const std::vector<Tensor> gpuIn = guarded("copying the inputs to the GPU", OutcomeKind::Crash, false,
+                                            [&] { return toDevice(in, options.jitDevice); });
   tg::JitOptions fuse, noFuse;
   noFuse.fuse = false;
   tgtest::JitProgram fusedJit(p.fn, p.inputs.size(), p.numOutputs, fuse);

@@ -56,6 +56,9 @@ const char* mutationName(int kind);
 
 struct CheckOptions {
   tg::Device device = tg::Device::CPU;
+  /// Where cuda mode runs the jit: CUDA, or the CPU (--cuda-on-cpu: the cuda mode's own logic
+  /// checked without a GPU; its "GPU" results are then the interpreter's, op by op).
+  tg::Device jitDevice = tg::Device::CUDA;
   tgtest::RandomProgramOptions program;
   /// randomProgram(seed) (the elementwise generator) instead of the richer one.
   bool legacy = false;

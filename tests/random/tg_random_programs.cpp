@@ -2,7 +2,7 @@
 //
 //   tg_random_programs --count N --first-seed S --jobs J --device cpu|cuda
 //                      [--features all|none|LIST] [--json FILE] [--verbose] [--timeout SEC]
-//                      [--legacy] [--nvrtc all|fused|none] [--recycle N]
+//                      [--legacy] [--nvrtc all|fused|none] [--recycle N] [--cuda-on-cpu]
 //
 // Builds the richer random program of every seed in [S, S + N) (tests/common/RandomGraph.h),
 // checks it on the device (ProgramCheck.h: fused, unfused and the interpreter against the
@@ -20,7 +20,8 @@
 // RandomProgramOptions (reductions, composites, matmuls, layouts, casts, constants, breaks,
 // checks); --legacy checks randomProgram(seed) (elementwise programs) instead. --nvrtc (cpu
 // mode): compile the kernels of both plans (all, the default), of the fused plan only, or none
-// (every plan is still generated).
+// (every plan is still generated). --cuda-on-cpu runs the cuda mode with CPU tensors (the
+// interpreter stands in for the GPU): its comparisons and plumbing, checked without a GPU.
 //
 //===----------------------------------------------------------------------===//
 #include "ProgramCheck.h"
@@ -55,6 +56,7 @@ struct Args {
   bool legacy = false;
   CheckOptions::Nvrtc nvrtc = CheckOptions::Nvrtc::All;
   int recycle = 250;
+  bool cudaOnCpu = false;
 };
 
 [[noreturn]] void usage(const std::string& why) {
@@ -63,7 +65,8 @@ struct Args {
                "usage: tg_random_programs [--count N] [--first-seed S] [--jobs J] [--device cpu|cuda]\n"
                "                          [--features all|none|reductions,composites,matmuls,layouts,casts,\n"
                "                           constants,breaks,checks] [--json FILE] [--verbose]\n"
-               "                          [--timeout SEC] [--legacy] [--nvrtc all|fused|none] [--recycle N]\n",
+               "                          [--timeout SEC] [--legacy] [--nvrtc all|fused|none] [--recycle N]\n"
+               "                          [--cuda-on-cpu]\n",
                why.c_str());
   std::exit(2);
 }
@@ -97,6 +100,7 @@ Args parse(int argc, char** argv) {
       else usage("unknown --nvrtc " + n);
     }
     else if (s == "--recycle") a.recycle = std::max(1, std::stoi(value()));
+    else if (s == "--cuda-on-cpu") a.cudaOnCpu = true;
     else usage("unknown argument " + s);
   }
   return a;
@@ -159,7 +163,11 @@ int main(int argc, char** argv) {
   check.legacy = args.legacy;
   check.verbose = args.verbose;
   check.nvrtc = args.nvrtc;
-  if (args.device == tg::Device::CUDA && !cudaUsable()) {
+  if (args.cudaOnCpu) {
+    check.device = tg::Device::CUDA;
+    check.jitDevice = tg::Device::CPU;
+  }
+  if (args.device == tg::Device::CUDA && !args.cudaOnCpu && !cudaUsable()) {
     std::fprintf(stderr, "tg_random_programs: --device cuda, but no CUDA device is usable\n");
     return 2;
   }
