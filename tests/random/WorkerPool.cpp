@@ -117,6 +117,9 @@ std::vector<std::string> splitFeatures(const std::string& s) {
         !writeAll(results, o.message.data(), o.message.size()) ||
         !writeAll(results, features.data(), features.size()))
       break;
+    // After a failure a fresh process takes over: a CUDA error can leave the context unusable
+    // and a failed tg::check or a cache state should not reach the next program.
+    if (o.kind != OutcomeKind::Ok) break;
   }
   std::fflush(stdout);
   std::fflush(stderr);

@@ -6,7 +6,8 @@
 // signal, an abort, exit) is a crash of the seed it was running, and one that runs past the
 // time limit is killed and counted as a crash (a hang) of that seed; in both cases a new
 // worker takes the remaining seeds. Workers are also replaced after `recycleAfter` programs,
-// which bounds what caches (kernels, MLIR attributes) accumulate in one process.
+// which bounds what caches (kernels, MLIR attributes) accumulate in one process, and after any
+// failure (a CUDA error may leave the context unusable for the programs after it).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
