@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -135,6 +136,12 @@ struct Worker {
   Clock::time_point started;
   int assigned = 0;
 };
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
 
 std::string describeExit(int status) {
   if (WIFSIGNALED(status)) {
@@ -293,7 +300,7 @@ std::vector<SeedResult> runPool(const std::vector<uint64_t>& seeds, const PoolOp
     for (Worker& w : workers)
       if (w.pid >= 0 && w.busy &&
           std::chrono::duration<double>(later - w.started).count() > options.timeoutSeconds)
-        bury(w, "timed out after " + std::to_string(static_cast<int>(options.timeoutSeconds)) + " s (a hang?)", true);
+        bury(w, "timed out after " + seconds(options.timeoutSeconds) + " s (a hang?)", true);
   }
   for (Worker& w : workers)
     if (w.pid >= 0) {
