@@ -209,7 +209,8 @@ int main(int argc, char** argv) {
   }
   const uint64_t failures = results.size() - counts[OutcomeKind::Ok];
   std::string reproduce = std::string("tg_random_programs --device ") +
-                          (args.device == tg::Device::CUDA ? "cuda" : "cpu") +
+                          (check.device == tg::Device::CUDA ? "cuda" : "cpu") +
+                          (args.cudaOnCpu ? " --cuda-on-cpu" : "") +
                           (args.legacy ? " --legacy" : "") +
                           (args.features != "all" ? " --features " + args.features : "");
   std::printf("random programs: %zu run, ok %llu, mismatch %llu, compile error %llu, crash %llu",
