@@ -4,8 +4,8 @@
 #   scripts/gpu-run.sh prepare
 #       Here (no GPU): builds the static binaries and stages them, stripped, with the Python
 #       benchmark scripts, into .gpu/ (git-ignored; at most 64 MiB travel).
-#   scripts/gpu-run.sh remote [tests] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo]
-#                             [sweep] [versus] [fuzz]
+#   scripts/gpu-run.sh remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke]
+#                             [torch] [demo] [sweep] [versus] [fuzz]
 #                             (default: tests sass bench runtime gemm torch demo)
 #       On the GPU machine, through the device tool:
 #         run(command="bash scripts/gpu-run.sh remote", carry=[".gpu"])
@@ -73,6 +73,32 @@ remote() {
     ./tg_gpu_tests --gtest_output="json:$logs/gpu_tests.json" > "$logs/gpu_tests.log" 2>&1
     summary+="gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED)  \]' "$logs/gpu_tests.log" | tr '\n' ' ')\n"
     grep -E '^\[  FAILED  \]' "$logs/gpu_tests.log" | head -20
+  fi
+  if [[ " $what " == *" sanitize "* ]]; then
+    # compute-sanitizer over the whole GPU suite, with every allocation going to the driver
+    # (TG_NO_MEMORY_CACHING: the caching allocator would hide out-of-bounds accesses inside its
+    # slabs; tests of the allocator itself skip). memcheck also checks leaks at exit. API errors
+    # are not reported: tg checks every driver call's result itself, and the out-of-memory
+    # tests provoke failing ones on purpose. TG_SANITIZE_TOOLS picks the tools,
+    # TG_SANITIZE_FILTER a gtest filter, TG_SANITIZE_JOBS how many tools run at once (default
+    # 1: tests that compare free device memory before and after would see each other).
+    local tools="${TG_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}"
+    local jobs="${TG_SANITIZE_JOBS:-1}" running=0 tool
+    for tool in $tools; do
+      local extra=""
+      [[ "$tool" == memcheck ]] && extra="--leak-check full"
+      ( start=$SECONDS
+        TG_NO_MEMORY_CACHING=1 compute-sanitizer --tool "$tool" $extra \
+          --report-api-errors no --print-limit 50 --error-exitcode 86 \
+          ./tg_gpu_tests --gtest_filter="${TG_SANITIZE_FILTER:-*}" > "$logs/sanitize_$tool.log" 2>&1
+        echo "exit $? after $((SECONDS - start)) s" >> "$logs/sanitize_$tool.log" ) &
+      running=$((running + 1))
+      if (( running >= jobs )); then wait -n; running=$((running - 1)); fi
+    done
+    wait
+    for tool in $tools; do
+      summary+="sanitize $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$logs/sanitize_$tool.log" | tr '\n' ' ')| $(grep -E '^\[  (PASSED|FAILED)  \]' "$logs/sanitize_$tool.log" | tr '\n' ' ')| $(tail -2 "$logs/sanitize_$tool.log" | tr '\n' ' ')\n"
+    done
   fi
   if [[ " $what " == *" sass "* ]]; then
     # The fused chain's kernel must use 16-byte loads (LDG.E.128) in its machine code.
@@ -202,5 +228,5 @@ PY
 case "${1:-}" in
   prepare) prepare ;;
   remote) shift; remote "$@" ;;
-  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [sweep] [versus] [fuzz]"; exit 2 ;;
+  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [sweep] [versus] [fuzz]"; exit 2 ;;
 esac

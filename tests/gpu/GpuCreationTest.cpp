@@ -51,9 +51,10 @@ TEST(GpuCreation, TensorsLargerThanTheGpuAreOutOfMemoryErrors) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   const int64_t big = int64_t{1} << 40;  // 4 TiB of f32
   for (int which = 0; which < 3; ++which) {
+    const unsigned first = __LINE__ + 4;  // the line of each call below
     unsigned line = 0;
     try {
-      line = __LINE__ + 1;
+      line = first + which;
       Tensor t = which == 0 ? tg::zeros({big}, DType::F32, Device::CUDA)
                  : which == 1 ? tg::randn({big}, DType::F32, 1, Device::CUDA)
                               : tg::full({big / 2}, 2.0, DType::BF16, Device::CUDA);

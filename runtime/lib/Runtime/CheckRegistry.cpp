@@ -32,6 +32,15 @@ DevicePtr CheckRegistry::deviceFlag(Gpu& gpu) {
   return flag_->ptr();
 }
 
+void CheckRegistry::releaseDeviceFlag() {
+  std::shared_ptr<DeviceBuffer> flag;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    flag.swap(flag_);
+    deviceMayHaveFailed_ = false;
+  }
+}
+
 std::optional<CheckFailure> CheckRegistry::takeFailure() {
   int64_t id = 0;
   {

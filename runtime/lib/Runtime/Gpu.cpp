@@ -2,6 +2,7 @@
 #include "tg/Runtime/Gpu.h"
 
 #include "CudaDriver.h"
+#include "tg/Runtime/CheckRegistry.h"
 #include "tg/Support/Error.h"
 
 #include <algorithm>
@@ -113,6 +114,9 @@ Gpu* Gpu::get() {
       cuuint64_t threshold = UINT64_MAX;
       d->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
     }
+    // After the driver's own exit handler (registered by cuInit), so this one runs first.
+    static Gpu* opened = g;
+    std::atexit([] { opened->releaseProcessResources(); });
     return g;
   }();
   if (gpu) {
@@ -170,9 +174,13 @@ DevicePtr Gpu::takeSmall(size_t bytes) {
   try {
     slab = driverAllocate(kSlabBytes);
   } catch (const OutOfMemoryError&) {
-    return driverAllocate(size, bytes);
+    const DevicePtr alone = driverAllocate(size, bytes);
+    std::lock_guard<std::mutex> lock(keptMutex_);
+    slabs_.push_back(alone);
+    return alone;
   }
   std::lock_guard<std::mutex> lock(keptMutex_);
+  slabs_.push_back(slab);
   slabNext_ = slab + size;
   slabEnd_ = slab + kSlabBytes;
   return slab;
@@ -218,10 +226,11 @@ void Gpu::release(DevicePtr ptr, size_t bytes) {
   if (caching_) {
     std::lock_guard<std::mutex> lock(keptMutex_);
     if (bytes <= kSmallBytes) {  // slab memory never goes back to the driver
+      if (released_) return;     // ... but at exit, all of it did
       smallFree_[roundSmall(bytes)].push_back(ptr);
       return;
     }
-    if (kept_.size() < kKeptBuffers) {
+    if (kept_.size() < kKeptBuffers && !released_) {
       if (kept_.capacity() < kKeptBuffers) kept_.reserve(kKeptBuffers);
       kept_.push_back({ptr, bytes});
       return;
@@ -238,6 +247,31 @@ void Gpu::freeKept() {
     kept.swap(kept_);
   }
   for (const Kept& k : kept) driverOf(driver_).cuMemFreeAsync(k.ptr, static_cast<CUstream>(stream_));
+}
+
+void Gpu::releaseProcessResources() {
+  const CudaDriver& d = driverOf(driver_);
+  CUstream s = static_cast<CUstream>(stream_);
+  d.cuStreamSynchronize(s);  // nothing queued may still use what is freed (errors: exit anyway)
+  CheckRegistry::instance().releaseDeviceFlag();
+  freeKept();
+  std::vector<DevicePtr> slabs;
+  {
+    std::lock_guard<std::mutex> lock(keptMutex_);
+    released_ = true;
+    slabs.swap(slabs_);
+    smallFree_.clear();
+    slabNext_ = slabEnd_ = 0;
+  }
+  for (DevicePtr slab : slabs) d.cuMemFreeAsync(slab, s);
+  if (staging_) {
+    d.cuEventSynchronize(static_cast<CUevent>(stagingFree_));
+    d.cuEventDestroy(static_cast<CUevent>(stagingFree_));
+    d.cuMemFreeHost(staging_);
+    staging_ = stagingFree_ = nullptr;
+    stagingBytes_ = 0;
+  }
+  d.cuStreamSynchronize(s);
 }
 
 std::pair<size_t, size_t> Gpu::memoryInfo() {

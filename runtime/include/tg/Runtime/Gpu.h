@@ -104,6 +104,8 @@ class Gpu {
   static const std::string& unavailableReason();
 
   const DeviceInfo& info() const { return info_; }
+  /// False under TG_NO_MEMORY_CACHING=1 (every allocation goes to the driver).
+  bool cachesMemory() const { return caching_; }
 
   /// Stream-ordered allocation: no host sync, and usually no driver call either:
   ///  - small buffers (up to kSmallBytes) are carved from 2 MiB slabs, in kSmallAlign steps;
@@ -157,6 +159,13 @@ class Gpu {
   static constexpr size_t kSlabBytes = size_t(2) << 20;
   static constexpr size_t kKeptBuffers = 64;
 
+  /// Returns what tg holds for the whole process to the driver: the pinned staging buffer, the
+  /// tg::check flag, the small-buffer slabs and the kept large buffers (after waiting for the
+  /// stream). Runs at exit (registered when the GPU is opened), so that a leak checker sees
+  /// every allocation freed; buffers released after it go straight to the driver (small ones,
+  /// whose slab is gone, to nobody).
+  void releaseProcessResources();
+
   // Used by DeviceBuffer and Module.
   /// Keeps the `bytes` at `ptr` for reuse by allocate() (see there), or frees them
   /// (stream-ordered).
@@ -200,6 +209,8 @@ class Gpu {
   // Small buffers: free lists by rounded size, and the unused rest of the current slab.
   std::unordered_map<size_t, std::vector<DevicePtr>> smallFree_;
   DevicePtr slabNext_ = 0, slabEnd_ = 0;
+  std::vector<DevicePtr> slabs_;  // every driver allocation that small buffers are carved from
+  bool released_ = false;         // releaseProcessResources() ran
 };
 
 }  // namespace tg::rt
