@@ -359,17 +359,19 @@ void Generator::chooseInputs() {
     steps_.push_back(std::move(st));
   };
   input(base_);  // x0 has the base shape
-  for (size_t i = 1; i < numInputs_; ++i) {
-    Shape s = base_;
-    if (rng_.percent(45)) {
-      // Drop leading dims, then set some of the remaining dims to 1.
-      size_t drop = static_cast<size_t>(rng_.below(static_cast<int>(s.size())));
-      s.erase(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(drop));
-      for (int64_t& d : s)
-        if (rng_.percent(35)) d = 1;
-    }
-    input(s);
+  for (size_t i = 1; i < numInputs_; ++i) input(sideShape(45));
+}
+
+Shape Generator::sideShape(int percent) {
+  Shape s = base_;
+  if (rng_.percent(percent)) {
+    // Drop leading dims, then set some of the remaining dims to 1.
+    size_t drop = static_cast<size_t>(rng_.below(static_cast<int>(s.size())));
+    s.erase(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(drop));
+    for (int64_t& d : s)
+      if (rng_.percent(35)) d = 1;
   }
+  return s;
 }
 
 int Generator::newInput(const Shape& shape, DType dtype) {

@@ -184,6 +184,9 @@ class Generator {
   // RandomGraph.cpp: shapes, inputs, operands, the step loop and the elementwise steps.
   void chooseBaseShape();
   void chooseInputs();
+  /// The base shape, or (with `percent` % chance) with leading dims dropped and some dims 1:
+  /// a shape that broadcasts to the base.
+  Shape sideShape(int percent);
   std::string name(int v) const;
   int operand();
   /// A second operand for a binary step with `a`: any value in randomProgram(seed); in the
