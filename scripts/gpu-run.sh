@@ -80,10 +80,10 @@ remote() {
     # slabs; tests of the allocator itself skip). memcheck also checks leaks at exit. API errors
     # are not reported: tg checks every driver call's result itself, and the out-of-memory
     # tests provoke failing ones on purpose. TG_SANITIZE_TOOLS picks the tools,
-    # TG_SANITIZE_FILTER a gtest filter, TG_SANITIZE_JOBS how many tools run at once (default
-    # 1: tests that compare free device memory before and after would see each other).
+    # TG_SANITIZE_FILTER a gtest filter, TG_SANITIZE_JOBS how many tools run at once (default:
+    # all; the tests compare only the memory their own process holds, Gpu::bytesFromDriver).
     local tools="${TG_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}"
-    local jobs="${TG_SANITIZE_JOBS:-1}" running=0 tool
+    local jobs="${TG_SANITIZE_JOBS:-4}" running=0 tool
     for tool in $tools; do
       local extra=""
       [[ "$tool" == memcheck ]] && extra="--leak-check full"
@@ -195,7 +195,7 @@ PY
     local cache rc
     cache="$(mktemp -d /tmp/tg-fuzz-cache.XXXXXX)"
     TG_CACHE_DIR="$cache" ./tg_random_programs --device cuda --count "${TG_FUZZ_COUNT:-10000}" \
-      --first-seed "${TG_FUZZ_FIRST_SEED:-1}" --jobs "$(nproc)" --json "$logs/fuzz.json" \
+      --first-seed "${TG_FUZZ_FIRST_SEED:-1}" --jobs "${TG_FUZZ_JOBS:-$(nproc)}" --json "$logs/fuzz.json" \
       > "$logs/fuzz.log" 2> "$logs/fuzz.stderr.log"
     rc=$?
     rm -rf "$cache"

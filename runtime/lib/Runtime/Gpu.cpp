@@ -176,11 +176,11 @@ DevicePtr Gpu::takeSmall(size_t bytes) {
   } catch (const OutOfMemoryError&) {
     const DevicePtr alone = driverAllocate(size, bytes);
     std::lock_guard<std::mutex> lock(keptMutex_);
-    slabs_.push_back(alone);
+    slabs_.push_back({alone, size});
     return alone;
   }
   std::lock_guard<std::mutex> lock(keptMutex_);
-  slabs_.push_back(slab);
+  slabs_.push_back({slab, kSlabBytes});
   slabNext_ = slab + size;
   slabEnd_ = slab + kSlabBytes;
   return slab;
@@ -219,6 +219,7 @@ DevicePtr Gpu::driverAllocate(size_t bytes, size_t asked) {
                            std::to_string(total) + " free");
   }
   check(r, "cuMemAllocAsync");
+  driverBytes_.fetch_add(bytes, std::memory_order_relaxed);
   return ptr;
 }
 
@@ -238,6 +239,7 @@ void Gpu::release(DevicePtr ptr, size_t bytes) {
   }
   // Errors here (e.g. at process exit, after the driver shut down) cannot be reported.
   driverOf(driver_).cuMemFreeAsync(ptr, static_cast<CUstream>(stream_));
+  driverBytes_.fetch_sub(bytes, std::memory_order_relaxed);
 }
 
 void Gpu::freeKept() {
@@ -246,7 +248,10 @@ void Gpu::freeKept() {
     std::lock_guard<std::mutex> lock(keptMutex_);
     kept.swap(kept_);
   }
-  for (const Kept& k : kept) driverOf(driver_).cuMemFreeAsync(k.ptr, static_cast<CUstream>(stream_));
+  for (const Kept& k : kept) {
+    driverOf(driver_).cuMemFreeAsync(k.ptr, static_cast<CUstream>(stream_));
+    driverBytes_.fetch_sub(k.bytes, std::memory_order_relaxed);
+  }
 }
 
 void Gpu::releaseProcessResources() {
@@ -255,7 +260,7 @@ void Gpu::releaseProcessResources() {
   d.cuStreamSynchronize(s);  // nothing queued may still use what is freed (errors: exit anyway)
   CheckRegistry::instance().releaseDeviceFlag();
   freeKept();
-  std::vector<DevicePtr> slabs;
+  std::vector<std::pair<DevicePtr, size_t>> slabs;
   {
     std::lock_guard<std::mutex> lock(keptMutex_);
     released_ = true;
@@ -263,7 +268,10 @@ void Gpu::releaseProcessResources() {
     smallFree_.clear();
     slabNext_ = slabEnd_ = 0;
   }
-  for (DevicePtr slab : slabs) d.cuMemFreeAsync(slab, s);
+  for (auto [slab, bytes] : slabs) {
+    d.cuMemFreeAsync(slab, s);
+    driverBytes_.fetch_sub(bytes, std::memory_order_relaxed);
+  }
   if (staging_) {
     d.cuEventSynchronize(static_cast<CUevent>(stagingFree_));
     d.cuEventDestroy(static_cast<CUevent>(stagingFree_));

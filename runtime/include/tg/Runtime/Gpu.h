@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -151,8 +152,11 @@ class Gpu {
 
   /// tg's stream, as a CUstream.
   void* stream() const { return stream_; }
-  /// Free and total device memory in bytes.
+  /// Free and total device memory in bytes (the whole device's: other processes count).
   std::pair<size_t, size_t> memoryInfo();
+  /// Device memory this process's tg holds from the driver now (live buffers, slabs, kept
+  /// buffers): what tests of tg's own memory use compare, whatever else runs on the GPU.
+  size_t bytesFromDriver() const { return driverBytes_.load(std::memory_order_relaxed); }
 
   static constexpr size_t kSmallBytes = size_t(1) << 20;
   static constexpr size_t kSmallAlign = 512;
@@ -209,7 +213,9 @@ class Gpu {
   // Small buffers: free lists by rounded size, and the unused rest of the current slab.
   std::unordered_map<size_t, std::vector<DevicePtr>> smallFree_;
   DevicePtr slabNext_ = 0, slabEnd_ = 0;
-  std::vector<DevicePtr> slabs_;  // every driver allocation that small buffers are carved from
+  // Every driver allocation that small buffers are carved from, with its size.
+  std::vector<std::pair<DevicePtr, size_t>> slabs_;
+  std::atomic<size_t> driverBytes_{0};
   bool released_ = false;         // releaseProcessResources() ran
 };
 
