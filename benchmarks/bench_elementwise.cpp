@@ -47,7 +47,7 @@ void BM_CopyRoofline(benchmark::State& state) {
   tg::rt::Gpu& gpu = *tg::rt::Gpu::get();
   const size_t bytes = size_t(1) << 30;
   auto src = gpu.allocate(bytes), dst = gpu.allocate(bytes);
-  gpu.fill(src->ptr(), 0x3f, bytes);
+  gpu.fill(src->ptr(), 0x3f, 1, bytes);
   for (auto _ : state) {
     double us = medianUs([&](int) { gpu.copyOnDevice(dst->ptr(), src->ptr(), bytes); });
     gCopyGbps = 2.0 * bytes / (us * 1e-6) / 1e9;

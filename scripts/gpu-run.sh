@@ -4,8 +4,9 @@
 #   scripts/gpu-run.sh prepare
 #       Here (no GPU): builds the static binaries and stages them, stripped, with the Python
 #       benchmark scripts, into .gpu/ (git-ignored; at most 64 MiB travel).
-#   scripts/gpu-run.sh remote [tests] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo]
-#                             [sweep] [versus]   (default: tests sass bench runtime gemm torch demo)
+#   scripts/gpu-run.sh remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke]
+#                             [torch] [demo] [sweep] [versus] [fuzz]
+#                             (default: tests sass bench runtime gemm torch demo)
 #       On the GPU machine, through the device tool:
 #         run(command="bash scripts/gpu-run.sh remote", carry=[".gpu"])
 #       Runs the GPU tests, checks the SASS, runs the benchmarks (runtime: compile, warm start,
@@ -20,7 +21,7 @@ prepare() {
   "$root/scripts/build.sh"
   local build="${TG_BUILD_DIR:-$root/build}"
   rm -rf "$stage" && mkdir -p "$stage"
-  for bin in tests/gpu/tg_gpu_tests benchmarks/tg_bench benchmarks/tg_bench_runtime tools/tgc examples/mlp_block examples/graph_break; do
+  for bin in tests/gpu/tg_gpu_tests tests/random/tg_random_programs benchmarks/tg_bench benchmarks/tg_bench_runtime tools/tgc examples/mlp_block examples/graph_break; do
     cp "$build/$bin" "$stage/"
   done
   # Built only where the toolkit has cuBLAS. It links libcublas dynamically; cuBLAS itself
@@ -72,6 +73,32 @@ remote() {
     ./tg_gpu_tests --gtest_output="json:$logs/gpu_tests.json" > "$logs/gpu_tests.log" 2>&1
     summary+="gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED)  \]' "$logs/gpu_tests.log" | tr '\n' ' ')\n"
     grep -E '^\[  FAILED  \]' "$logs/gpu_tests.log" | head -20
+  fi
+  if [[ " $what " == *" sanitize "* ]]; then
+    # compute-sanitizer over the whole GPU suite, with every allocation going to the driver
+    # (TG_NO_MEMORY_CACHING: the caching allocator would hide out-of-bounds accesses inside its
+    # slabs; tests of the allocator itself skip). memcheck also checks leaks at exit. API errors
+    # are not reported: tg checks every driver call's result itself, and the out-of-memory
+    # tests provoke failing ones on purpose. TG_SANITIZE_TOOLS picks the tools,
+    # TG_SANITIZE_FILTER a gtest filter, TG_SANITIZE_JOBS how many tools run at once (default:
+    # all; the tests compare only the memory their own process holds, Gpu::bytesFromDriver).
+    local tools="${TG_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}"
+    local jobs="${TG_SANITIZE_JOBS:-4}" running=0 tool
+    for tool in $tools; do
+      local extra=""
+      [[ "$tool" == memcheck ]] && extra="--leak-check full"
+      ( start=$SECONDS
+        TG_NO_MEMORY_CACHING=1 compute-sanitizer --tool "$tool" $extra \
+          --report-api-errors no --print-limit 50 --error-exitcode 86 \
+          ./tg_gpu_tests --gtest_filter="${TG_SANITIZE_FILTER:-*}" > "$logs/sanitize_$tool.log" 2>&1
+        echo "exit $? after $((SECONDS - start)) s" >> "$logs/sanitize_$tool.log" ) &
+      running=$((running + 1))
+      if (( running >= jobs )); then wait -n; running=$((running - 1)); fi
+    done
+    wait
+    for tool in $tools; do
+      summary+="sanitize $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$logs/sanitize_$tool.log" | tr '\n' ' ')| $(grep -E '^\[  (PASSED|FAILED)  \]' "$logs/sanitize_$tool.log" | tr '\n' ' ')| $(tail -2 "$logs/sanitize_$tool.log" | tr '\n' ' ')\n"
+    done
   fi
   if [[ " $what " == *" sass "* ]]; then
     # The fused chain's kernel must use 16-byte loads (LDG.E.128) in its machine code.
@@ -158,6 +185,25 @@ PY
 )\n"
     done
   fi
+  if [[ " $what " == *" fuzz "* ]]; then
+    # Random programs at scale (tests/random/tg_random_programs.cpp): TG_FUZZ_COUNT (10,000)
+    # seeded programs from TG_FUZZ_FIRST_SEED (1), each jit fused and unfused on the GPU and
+    # compared with the interpreter within its modelled tolerance, in one worker process per
+    # core (each compiles its own kernels). A fresh kernel cache: nothing compiled earlier is
+    # reused. The summary gets the counts; logs/ the failure lines (seed, kind, the command
+    # that reproduces it) and the JSON.
+    local cache rc
+    cache="$(mktemp -d /tmp/tg-fuzz-cache.XXXXXX)"
+    TG_CACHE_DIR="$cache" ./tg_random_programs --device cuda --count "${TG_FUZZ_COUNT:-10000}" \
+      --first-seed "${TG_FUZZ_FIRST_SEED:-1}" --jobs "${TG_FUZZ_JOBS:-$(nproc)}" --json "$logs/fuzz.json" \
+      > "$logs/fuzz.log" 2> "$logs/fuzz.stderr.log"
+    rc=$?
+    rm -rf "$cache"
+    grep -E '^  seed [0-9]+: ' "$logs/fuzz.log" > "$logs/fuzz_failures.txt"
+    head -20 "$logs/fuzz_failures.txt"
+    summary+="fuzz: exit $rc | $(grep -E '^random programs:' "$logs/fuzz.log" || tail -1 "$logs/fuzz.stderr.log")\n"
+    summary+="fuzz: $(grep -E '^  [0-9.]+ ms per program|^  simulated miscompiles' "$logs/fuzz.log" | tr -s ' ' | tr '\n' ';')\n"
+  fi
   if [[ " $what " == *" torch "* ]]; then
     # TG_TORCH_CASES (compare_torch.py's --cases, e.g. "mlp,gemm") limits the cases.
     PYTHONUNBUFFERED=1 python3 compare_torch.py --out "$out/torch.json" \
@@ -182,5 +228,5 @@ PY
 case "${1:-}" in
   prepare) prepare ;;
   remote) shift; remote "$@" ;;
-  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [sweep] [versus]"; exit 2 ;;
+  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [sweep] [versus] [fuzz]"; exit 2 ;;
 esac

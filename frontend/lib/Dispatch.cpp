@@ -10,6 +10,8 @@
 #include <mutex>
 #include <unordered_map>
 #include <cmath>
+#include <cstring>
+#include <new>
 #include <sstream>
 
 namespace tg::detail {
@@ -107,14 +109,69 @@ Tensor apply(OpKind kind, const graph::OpAttrs& attrs, const std::vector<Tensor>
   std::vector<ref::HostTensor> hosts;
   hosts.reserve(operands.size());
   for (const Tensor& t : operands) hosts.push_back(hostOf(t));
-  return wrapHost(ref::evaluate(kind, attrs, hosts));
+  checkedNumel(result, graph::opName(kind), loc);
+  try {
+    return wrapHost(ref::evaluate(kind, attrs, hosts));
+  } catch (const OutOfMemoryError&) {  // a HostTensor the reference kernel allocated
+    throw OutOfMemoryError(std::string(graph::opName(kind)) + ": out of host memory for its " +
+                               result.str() + " result",
+                           SourceLoc::from(loc));
+  }
 }
 
-Tensor full(const graph::TensorType& type, double value, Device device, const Loc& loc) {
+size_t checkedNumel(const graph::TensorType& type, std::string_view op, const Loc& loc) {
+  for (int64_t d : type.shape)
+    if (d < 0) fail(op, "shape " + format_shape(type.shape) + " has a negative extent", loc);
+  // tg's one size limit (tg::kMaxTensorBytes, 2^48 bytes): every offset and size a kernel or
+  // the allocator computes then fits, as the dialect and the shape rules assume.
+  if (std::string err = tensor_size_error(type.dtype, type.shape); !err.empty()) fail(op, err, loc);
+  return static_cast<size_t>(shape_numel(type.shape));
+}
+
+ref::HostTensor allocateHost(const graph::TensorType& type, std::string_view op, const Loc& loc) {
+  const size_t bytes = checkedNumel(type, op, loc) * dtype_size(type.dtype);
+  try {
+    return ref::HostTensor(type.dtype, type.shape);
+  } catch (const OutOfMemoryError&) {  // HostTensor's, without the op and the line
+    throw OutOfMemoryError(std::string(op) + ": out of host memory: asked for " +
+                               std::to_string(bytes) + " bytes for " + type.str(),
+                           SourceLoc::from(loc));
+  }
+}
+
+std::shared_ptr<rt::DeviceBuffer> allocateDevice(rt::Gpu& gpu, const graph::TensorType& type,
+                                                 std::string_view op, const Loc& loc) {
+  const size_t bytes = checkedNumel(type, op, loc) * dtype_size(type.dtype);
+  try {
+    return gpu.allocate(bytes);
+  } catch (const OutOfMemoryError& e) {
+    throw OutOfMemoryError(std::string(op) + ": " + e.message() + " for " + type.str(),
+                           SourceLoc::from(loc));
+  }
+}
+
+Tensor full(const graph::TensorType& type, double value, Device device, const Loc& loc,
+            std::string_view op) {
   if (Tracer* tracer = Tracer::current())
     return tracer->recordConstant(ref::HostTensor::filled(type.dtype, {}, value), type,
                                   /*splat=*/true, SourceLoc::from(loc));
-  return fromHost(ref::HostTensor::filled(type.dtype, type.shape, value), device, loc);
+  const ref::HostTensor one = ref::HostTensor::filled(type.dtype, {}, value);
+  if (device == Device::CPU) {
+    // One element converted, then copied: HostTensor::filled without the second allocation.
+    ref::HostTensor host = allocateHost(type, op, loc);
+    const size_t size = dtype_size(type.dtype);
+    for (size_t i = 0, n = host.nbytes(); i < n; i += size)
+      std::memcpy(host.mutableData() + i, one.data(), size);
+    return wrapHost(std::move(host));
+  }
+  // On the GPU: the driver's memset of the element's bit pattern (no host buffer, no copy).
+  rt::Gpu& gpu = requireGpu(std::string(op).c_str(), loc);
+  std::shared_ptr<rt::DeviceBuffer> buffer = allocateDevice(gpu, type, op, loc);
+  const size_t size = dtype_size(type.dtype);
+  uint32_t pattern = 0;
+  std::memcpy(&pattern, one.data(), size);
+  gpu.fill(buffer->ptr(), pattern, size, checkedNumel(type, op, loc));
+  return wrapDevice(std::move(buffer), type);
 }
 
 Tensor fromHost(ref::HostTensor host, Device device, const Loc& loc) {
@@ -125,7 +182,7 @@ Tensor fromHost(ref::HostTensor host, Device device, const Loc& loc) {
   if (device == Device::CPU) return wrapHost(std::move(host));
   rt::Gpu& gpu = requireGpu("cannot create a CUDA tensor", loc);
   graph::TensorType type{host.dtype(), host.shape()};
-  std::shared_ptr<rt::DeviceBuffer> buffer = gpu.allocate(host.nbytes());
+  std::shared_ptr<rt::DeviceBuffer> buffer = allocateDevice(gpu, type, "to(cuda)", loc);
   gpu.copyToDevice(buffer->ptr(), host.data(), host.nbytes());
   return wrapDevice(std::move(buffer), std::move(type));
 }

@@ -63,23 +63,108 @@ bool matches(const Signature& sig, std::span<const Tensor* const> inputs) {
   return !inputs.empty() || sig.device == default_device();
 }
 
-/// Why `now` needs a compilation that `before` did not: the first field that differs.
-std::string recompileReason(const Signature& before, const Signature& now) {
-  if (before.types.size() != now.types.size())
-    return "number of inputs " + std::to_string(before.types.size()) + " -> " +
-           std::to_string(now.types.size());
+/// The fields in which `now` differs from `before`, in order ("input 0 shape [4] -> [8]").
+std::vector<std::string> differences(const Signature& before, const Signature& now) {
+  std::vector<std::string> out;
+  if (before.types.size() != now.types.size()) {
+    out.push_back("number of inputs " + std::to_string(before.types.size()) + " -> " +
+                  std::to_string(now.types.size()));
+    return out;
+  }
   if (before.device != now.device)
-    return std::string("device ") + device_name(before.device) + " -> " + device_name(now.device);
+    out.push_back(std::string("device ") + device_name(before.device) + " -> " +
+                  device_name(now.device));
   for (size_t i = 0; i < now.types.size(); ++i) {
     const graph::TensorType &a = before.types[i], &b = now.types[i];
     if (a.shape != b.shape)
-      return "input " + std::to_string(i) + " shape " + format_shape(a.shape) + " -> " +
-             format_shape(b.shape);
+      out.push_back("input " + std::to_string(i) + " shape " + format_shape(a.shape) + " -> " +
+                    format_shape(b.shape));
     if (a.dtype != b.dtype)
-      return "input " + std::to_string(i) + " dtype " + dtype_name(a.dtype) + " -> " +
-             dtype_name(b.dtype);
+      out.push_back("input " + std::to_string(i) + " dtype " + dtype_name(a.dtype) + " -> " +
+                    dtype_name(b.dtype));
   }
-  return "unknown";
+  return out;
+}
+
+/// Why `now` needs a compilation: what differs from the nearest signature compiled before (the
+/// one with the fewest differing fields; the most recent among equals), e.g. "input 0 dtype
+/// f32 -> bf16" after f32[1024] and f32[2048] for bf16[1024].
+std::string recompileReason(const std::vector<std::unique_ptr<Entry>>& entries,
+                            const Signature& now) {
+  std::vector<std::string> nearest;
+  for (const auto& e : entries) {
+    std::vector<std::string> d = differences(e->signature, now);
+    if (!d.empty() && (nearest.empty() || d.size() <= nearest.size())) nearest = std::move(d);
+  }
+  if (nearest.empty()) return "unknown";
+  constexpr size_t kShown = 3;
+  std::string reason;
+  for (size_t i = 0; i < nearest.size() && i < kShown; ++i) reason += (i ? ", " : "") + nearest[i];
+  if (nearest.size() > kShown) reason += " (+" + std::to_string(nearest.size() - kShown) + " more)";
+  return reason;
+}
+
+/// "f32[4] cuda".
+std::string typeText(const Tensor& t) {
+  return graph::TensorType{t.dtype(), t.shape()}.str() + " " + device_name(t.device());
+}
+
+/// The trace's captures, for the report: where each was read, and whether the lambda holds it
+/// by value.
+std::vector<JitReport::Capture> describeCaptures(const SegmentedResult& r, const TraceRef& fn) {
+  std::vector<JitReport::Capture> out;
+  for (size_t i = 0; i < r.captures.size(); ++i) {
+    const CaptureSource& s = r.sources[i];
+    out.push_back({typeText(r.captures[i]), s.loc,
+                   s.variable->alive && fn.insideClosure(s.variable->object)});
+  }
+  return out;
+}
+
+/// Whether every captured variable still holds what the trace read (the per-call check: a few
+/// loads per capture).
+bool capturesUnchanged(const Entry& e) {
+  for (const CaptureGuard& g : e.guards)
+    if (!g.variable->alive || g.variable->version != g.version) return false;
+  return true;
+}
+
+/// Reads the new tensors of rebound captured variables into the entry when each has the type
+/// the graph was compiled for (so no trace is needed). False when some capture changed in
+/// another way (then the lambda must run again), with the first such change in `why`.
+bool rebindCaptures(Entry& e, std::string& why) {
+  for (size_t i = 0; i < e.guards.size(); ++i) {
+    CaptureGuard& g = e.guards[i];
+    if (g.variable->alive && g.variable->version == g.version) continue;
+    const std::string which =
+        "capture " + std::to_string(i) + (g.loc.known() ? " (" + g.loc.str() + ")" : "");
+    if (!g.variable->alive) {
+      why = which + ": the variable it was read through no longer exists";
+      return false;
+    }
+    const Tensor& now = g.variable->current();
+    const Tensor& before = e.captures[i];
+    if (!g.direct) {
+      why = which + " was rebound";
+      return false;
+    }
+    if (!now.defined() || now.impl().symbolic()) {
+      why = which + " was rebound to " + (now.defined() ? "a traced value" : "an undefined tensor");
+      return false;
+    }
+    if (now.device() != before.device() || now.dtype() != before.dtype() ||
+        now.shape() != before.shape()) {
+      why = which + " " + typeText(before) + " -> " + typeText(now);
+      return false;
+    }
+  }
+  for (size_t i = 0; i < e.guards.size(); ++i) {
+    CaptureGuard& g = e.guards[i];
+    if (g.variable->version == g.version) continue;
+    e.captures[i] = g.variable->current();
+    g.version = g.variable->version;
+  }
+  return true;
 }
 
 }  // namespace
@@ -152,9 +237,14 @@ JitReport JitCore::report() const {
     graph->program->describe(info);
     bool replayed = false;  // the whole of a break-free function, replayed without the lambda
     for (const auto& e : state_->entries) replayed = replayed || e->graph == graph.get();
+    if (!replayed)
+      info.notReplayedBecause =
+          graph->notReplayedBecause.empty()
+              ? "a segment between graph breaks (the lambda runs on every call)"
+              : graph->notReplayedBecause;
     if (info.kernels == 0 || info.cudaGraph || !info.noCudaGraphReason.empty()) continue;
     if (!replayed)
-      info.noCudaGraphReason = "a segment between graph breaks (the lambda runs on every call)";
+      info.noCudaGraphReason = info.notReplayedBecause;
     else if (info.cudaGraphLaunches == 0)
       info.noCudaGraphReason = "the CUDA graph is built at the second call";
   }
@@ -188,7 +278,23 @@ void JitCore::call(std::span<const Tensor* const> args, std::span<Tensor> result
   } catch (const OutOfMemoryError& e) {
     // The runtime knows the bytes; the user needs the function and the line of the call.
     throw OutOfMemoryError("jit '" + state_->name + "': " + e.message(), SourceLoc::from(site));
+  } catch (const GraphBreakError& e) {
+    throw GraphBreakError(e.message(), inJitFunction(e.location()));
+  } catch (const Error& e) {
+    if (!isLambda(e.location())) throw;
+    throw Error(e.message(), inJitFunction(e.location()));
   }
+}
+
+bool JitCore::isLambda(const SourceLoc& loc) {
+  return loc.readableFunction().rfind("a lambda in ", 0) == 0;
+}
+
+SourceLoc JitCore::inJitFunction(const SourceLoc& loc) const {
+  if (!isLambda(loc)) return loc;  // a named function the lambda calls says more
+  SourceLoc named = loc;
+  named.function = "jit '" + state_->name + "'";
+  return named;
 }
 
 void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> results,
@@ -204,16 +310,27 @@ void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> re
       if (e->signature == computed) entry = e.get();
   }
 
-  if (entry && entry->graph) {  // break-free: replay without running the lambda
-    ++s.report.replays;
-    ++entry->graph->info.runs;
-    s.last = entry;
-    entry->graph->program->execute({args, entry->captures}, results, /*replay=*/true);
-    return;
+  // Break-free: replay without running the lambda, unless a captured variable changed.
+  std::string captureChange;
+  if (entry && entry->graph) {
+    bool replay = capturesUnchanged(*entry);
+    if (!replay && rebindCaptures(*entry, captureChange)) {
+      ++s.report.captureRebinds;
+      replay = true;
+    }
+    if (replay) {
+      ++s.report.replays;
+      ++entry->graph->info.runs;
+      s.last = entry;
+      entry->graph->program->execute({args, entry->captures}, results, /*replay=*/true);
+      return;
+    }
+    ++s.report.captureRetraces;  // the lambda decides what the changed capture means
+    entry->graph = nullptr;
   }
 
   if (!entry) {
-    if (s.last) s.report.recompiles.push_back(recompileReason(s.last->signature, computed));
+    if (!s.entries.empty()) s.report.recompiles.push_back(recompileReason(s.entries, computed));
     auto created = std::make_unique<Entry>();
     created->signature = computed;
     entry = created.get();
@@ -230,23 +347,39 @@ void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> re
     }
   }
   s.last = entry;
-  bool broke = false;
-  CompiledGraph* only = nullptr;
-  std::vector<Tensor> captures;
   std::vector<Tensor> inputs;
   inputs.reserve(args.size());
   for (const Tensor* t : args) inputs.push_back(*t);
-  std::vector<Tensor> outputs =
-      runSegmented(s, inputs, entry->signature, fn, broke, &only, &captures);
-  if (outputs.size() != results.size())
+  const uint64_t missesBefore = s.report.cacheMisses;
+  SegmentedResult r = runSegmented(s, inputs, entry->signature, fn);
+  if (!captureChange.empty() && s.report.cacheMisses != missesBefore)
+    s.report.recompiles.push_back(captureChange);
+  if (r.outputs.size() != results.size())
     throw Error("internal error: jit '" + s.name + "' produced " +
-                std::to_string(outputs.size()) + " results for " +
+                std::to_string(r.outputs.size()) + " results for " +
                 std::to_string(results.size()) + " expected");
-  for (size_t i = 0; i < outputs.size(); ++i) results[i] = std::move(outputs[i]);
-  if (!broke && only) {
-    entry->graph = only;
-    entry->captures = std::move(captures);
+  for (size_t i = 0; i < r.outputs.size(); ++i) results[i] = std::move(r.outputs[i]);
+  if (r.broke || !r.only) return;
+  r.only->info.captures = describeCaptures(r, fn);
+  // Replays must be able to tell when a captured variable changes: a tensor read through a
+  // temporary (a copy the lambda made and dropped) has no variable left to watch, so such a
+  // function runs its lambda on every call instead (always right, and the report says why).
+  entry->guards.clear();
+  for (const CaptureSource& src : r.sources) {
+    if (!src.variable->alive) {
+      entry->guards.clear();
+      r.only->notReplayedBecause =
+          "the lambda runs on every call: the tensor captured at " +
+          (src.loc.known() ? src.loc.str() : std::string("its return")) +
+          " was read through a temporary Tensor that no longer exists, so tg cannot see when "
+          "it changes; read it from a variable the lambda captures (by reference or by value)";
+      return;
+    }
+    entry->guards.push_back({src.variable, src.version, src.direct, src.loc});
   }
+  r.only->notReplayedBecause.clear();
+  entry->graph = r.only;
+  entry->captures = std::move(r.captures);
 }
 
 }  // namespace tg::detail

@@ -27,7 +27,7 @@ static void printEvents(std::ostringstream& os, const std::vector<JitReport::Eve
   os << "  " << title << ": " << events.size() << "\n";
   for (const JitReport::Event& e : events) {
     os << "    " << e.loc.str();
-    if (!e.loc.function.empty()) os << " (" << e.loc.function << ")";
+    if (!e.loc.function.empty()) os << " (in " << e.loc.readableFunction() << ")";
     os << ": " << e.what;
     if (e.count > 1) os << " x" << e.count;
     if (e.segment >= 0) os << (e.count > 1 ? ", first ending segment " : ", ending segment ") << e.segment;
@@ -53,6 +53,16 @@ std::string JitReport::str() const {
     else
       os << "CPU reference interpreter";
     os << ", run " << g.runs << " time(s)\n";
+    for (size_t i = 0; i < g.captures.size(); ++i) {
+      const Capture& c = g.captures[i];
+      os << "      capture " << i << ": " << c.type << ", read at "
+         << (c.loc.known() ? c.loc.str() : std::string("the lambda's return"))
+         << (c.byValue ? " (a copy held by the lambda: captured by value)"
+                       : " (through a variable: every call reads its current tensor)")
+         << "\n";
+    }
+    if (!g.notReplayedBecause.empty() && (!g.kernels || g.cudaGraph))
+      os << "      not replayed: " << g.notReplayedBecause << "\n";
     if (!g.kernels) continue;
     if (g.cudaGraph)
       os << "      launched as one CUDA graph (" << g.cudaGraphLaunches << " time(s), "
@@ -69,6 +79,10 @@ std::string JitReport::str() const {
   }
   printEvents(os, breaks, "graph breaks");
   printEvents(os, syncs, "sync points");
+  if (captureRebinds || captureRetraces)
+    os << "  captured variables rebound: " << captureRebinds
+       << " call(s) replayed on the new tensor, " << captureRetraces
+       << " call(s) ran the lambda again (new type, or the variable is gone)\n";
   os << "  recompiles: " << recompiles.size() << " (limit " << recompileLimit << ")\n";
   for (const std::string& r : recompiles) os << "    " << r << "\n";
   if (recompileLimitExceeded)

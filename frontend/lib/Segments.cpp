@@ -42,8 +42,8 @@ class SegmentedRun : public BreakHandler {
     Tracer::exchangeCurrent(previous_);
   }
 
-  std::vector<Tensor> run(TraceRef fn, CompiledGraph** onlyGraph,
-                          std::vector<Tensor>* onlyCaptures) {
+  SegmentedResult run(TraceRef fn) {
+    SegmentedResult result;
     std::vector<Tensor> outputs = fn(symbolicArgs_);
     for (size_t i = 0; i < outputs.size(); ++i)
       if (!outputs[i].defined())
@@ -54,17 +54,20 @@ class SegmentedRun : public BreakHandler {
     bool recordsOps = false;
     for (const TraceNode& node : tracer_->trace().nodes)
       recordsOps = recordsOps || node.kind != graph::OpKind::Input;
-    if (!recordsOps && segment_ > 0) return outputs;
-    CompiledGraph* graph = nullptr;
-    std::vector<Tensor> results = finishSegment(outputs, &graph);
-    if (segment_ == 0) {  // no break: the caller can replay this graph from now on
-      *onlyGraph = graph;
-      *onlyCaptures = lastCaptures_;
+    result.broke = segment_ > 0;
+    if (!recordsOps && segment_ > 0) {
+      result.outputs = std::move(outputs);
+      return result;
     }
-    return results;
+    CompiledGraph* graph = nullptr;
+    result.outputs = finishSegment(outputs, &graph);
+    if (segment_ == 0) {  // no break: the caller can replay this graph from now on
+      result.only = graph;
+      result.captures = tracer_->trace().captures;
+      result.sources = tracer_->trace().captureSources;
+    }
+    return result;
   }
-
-  bool broke() const { return segment_ > 0; }
 
   void onBreak(const Tensor& t, JitReport::Event event) override {
     event.segment = segment_;
@@ -101,7 +104,6 @@ class SegmentedRun : public BreakHandler {
     std::vector<Tensor> inputs;
     if (segment_ == 0) inputs = args_;
     inputs.insert(inputs.end(), trace.captures.begin(), trace.captures.end());
-    lastCaptures_ = trace.captures;
     return graph.program->run(inputs);
   }
 
@@ -110,20 +112,16 @@ class SegmentedRun : public BreakHandler {
   Device device_;
   std::shared_ptr<Tracer> tracer_;
   std::vector<Tensor> symbolicArgs_;
-  std::vector<Tensor> lastCaptures_;
   Tracer* previous_ = nullptr;
   int segment_ = 0;
 };
 
 }  // namespace
 
-std::vector<Tensor> runSegmented(JitState& state, const std::vector<Tensor>& args,
-                                 const Signature& signature, TraceRef fn, bool& broke,
-                                 CompiledGraph** onlyGraph, std::vector<Tensor>* onlyCaptures) {
+SegmentedResult runSegmented(JitState& state, const std::vector<Tensor>& args,
+                             const Signature& signature, TraceRef fn) {
   SegmentedRun run(state, args, signature);
-  std::vector<Tensor> results = run.run(fn, onlyGraph, onlyCaptures);
-  broke = run.broke();
-  return results;
+  return run.run(fn);
 }
 
 }  // namespace tg::detail

@@ -5,6 +5,7 @@
 #include "tg/Frontend/Tracer.h"
 
 #include <cstdio>
+#include <new>
 #include <ostream>
 
 namespace tg {
@@ -81,7 +82,14 @@ static ref::HostTensor readToHost(const Tensor& t, const char* what, const char*
                  loc);
     rt::Gpu* gpu = rt::Gpu::get();
     if (!gpu) throw Error(std::string(what) + ": no CUDA device is available", loc);
-    ref::HostTensor host(t.dtype(), t.shape());
+    ref::HostTensor host;
+    try {
+      host = ref::HostTensor(t.dtype(), t.shape());
+    } catch (const OutOfMemoryError&) {  // HostTensor's, without `what` and the line
+      throw OutOfMemoryError(std::string(what) + ": out of host memory for a copy of " +
+                                 t.impl().type.str(),
+                             loc);
+    }
     gpu->copyToHost(host.mutableData(), t.impl().buffer->ptr(), host.nbytes());
     raiseFailedChecks();
     return host;

@@ -1,11 +1,32 @@
 //===- Tracer.cpp - Recording ops into a Trace ----------------------------===//
 #include "tg/Frontend/Tracer.h"
 
+#include <atomic>
 #include <cstdio>
 
 namespace tg::detail {
 
 static thread_local Tracer* currentTracer = nullptr;
+
+Tracer::Tracer(size_t numArgs) {
+  static std::atomic<uint64_t> next{1};
+  id_ = next.fetch_add(1, std::memory_order_relaxed);
+  trace_.numArgs = numArgs;
+}
+
+Tracer::~Tracer() {
+  for (auto& [variable, link] : links_) releaseBinding(link, nullptr);
+}
+
+Binding* Tracer::linkTo(Binding* variable) {
+  Binding*& link = links_[variable];
+  if (link)
+    releaseBinding(variable, nullptr);  // the link already holds one
+  else
+    link = new Binding(variable, id_);  // takes over the caller's reference; ours
+  link->refs.fetch_add(1, std::memory_order_relaxed);  // the caller's
+  return link;
+}
 
 Tracer* Tracer::current() { return currentTracer; }
 
@@ -48,19 +69,26 @@ Tensor Tracer::addArgument(const std::shared_ptr<Tracer>& self, size_t index,
   return symbolic(static_cast<int>(trace_.nodes.size()) - 1);
 }
 
-int Tracer::valueOf(const Tensor& t) {
+int Tracer::valueOf(const Tensor& t, const SourceLoc& loc) {
   const TensorImpl& impl = t.impl();
   if (impl.symbolic()) return impl.value;
-  auto it = captured_.find(&impl);
+  BindingRef variable(Binding::variableOf(t));
+  auto it = captured_.find(variable.get());
   if (it != captured_.end()) return it->second;
   TraceNode node;
   node.kind = graph::OpKind::Input;
   node.type = impl.type;
   node.inputIndex = static_cast<int>(trace_.numArgs + trace_.captures.size());
+  CaptureSource source;
+  source.version = variable->version;
+  source.direct = variable->alive && variable->current().impl_ptr().get() == &impl;
+  source.loc = loc;
+  source.variable = std::move(variable);
   trace_.captures.push_back(t);
   trace_.nodes.push_back(std::move(node));
-  int id = static_cast<int>(trace_.nodes.size()) - 1;
-  captured_[&impl] = id;
+  const int id = static_cast<int>(trace_.nodes.size()) - 1;
+  captured_[source.variable.get()] = id;
+  trace_.captureSources.push_back(std::move(source));
   return id;
 }
 
@@ -70,7 +98,7 @@ Tensor Tracer::record(graph::OpKind kind, const graph::OpAttrs& attrs,
   TraceNode node;
   node.kind = kind;
   node.attrs = attrs;
-  for (const Tensor& t : operands) node.operands.push_back(valueOf(t));
+  for (const Tensor& t : operands) node.operands.push_back(valueOf(t, loc));
   node.type = type;
   node.loc = loc;
   trace_.nodes.push_back(std::move(node));
@@ -129,7 +157,18 @@ std::string structuralKey(const Trace& trace) {
 
 void Tracer::setOutputs(const std::vector<Tensor>& outputs) {
   trace_.outputs.clear();
-  for (const Tensor& t : outputs) trace_.outputs.push_back(valueOf(t));
+  for (const Tensor& t : outputs) trace_.outputs.push_back(valueOf(t, {}));
+  // Count who still holds each link: this tracer, the trace's captures, the results; anyone
+  // else is a copy that outlived the lambda's run.
+  for (CaptureSource& source : trace_.captureSources) {
+    auto it = links_.find(source.variable.get());
+    if (it == links_.end()) continue;  // read directly, with no copy in between
+    const Binding* link = it->second;
+    int expected = 1;
+    for (const Tensor& t : trace_.captures) expected += Binding::get(t) == link;
+    for (const Tensor& t : outputs) expected += Binding::get(t) == link;
+    if (link->refs.load(std::memory_order_relaxed) > expected) source.direct = false;
+  }
 }
 
 }  // namespace tg::detail

@@ -18,6 +18,15 @@
 // The same seed gives the same program on every machine (the generator uses its own integer
 // arithmetic, not <random>'s distributions).
 //
+// randomProgram(seed, options) is the richer generator of the random-program driver
+// (tests/random): on top of those steps, reductions over any axes (keepdims or not) with
+// consumers that broadcast the result back, softmax and layer_norm, matmuls (rank 2 and
+// batched, transposed operands, tensor-core and odd shapes) with epilogues, any permutation,
+// reshape and broadcast, casts between the float dtypes, splat and dense constants made inside
+// the lambda, graph breaks (item(), to_vector(), operator bool) used so that results stay
+// continuous, and tg::check. Each step's GPU error is modelled (RandomGraphNoise.cpp); the
+// sensitivity analysis propagates it to the outputs.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -32,6 +41,22 @@ namespace tgtest {
 
 using ProgramFn = std::function<std::vector<tg::Tensor>(const std::vector<tg::Tensor>&)>;
 
+/// Which step kinds the richer generator may use (all by default) and how big it may get.
+struct RandomProgramOptions {
+  bool reductions = true;  ///< sum/max/mean over axis subsets, and broadcasts back
+  bool composites = true;  ///< softmax, layer_norm
+  bool matmuls = true;     ///< matmul with epilogues
+  bool layouts = true;     ///< transposes of any permutation, reshapes, broadcast_to
+  bool casts = true;       ///< values of another float dtype
+  bool constants = true;   ///< tg::full and tg::from_vector inside the lambda
+  bool breaks = true;      ///< item(), to_vector(), operator bool inside the lambda
+  bool checks = true;      ///< tg::check with a condition that holds
+  int minSteps = 3;
+  int maxSteps = 20;
+  int64_t maxElements = 50000;  ///< of any value
+  int64_t maxMacs = 1 << 21;    ///< multiply-adds of one matmul
+};
+
 struct RandomProgram {
   std::vector<tg::TensorSpec> inputs;
   /// Runs the program on tensors (eagerly, or while tg::jit traces it).
@@ -40,7 +65,10 @@ struct RandomProgram {
   std::string description;
 
   /// How much each output element (one vector per output, row-major) may move on the GPU,
-  /// measured on the CPU: every step that the GPU may compute differently from the reference
+  /// measured on the CPU. The richer generator (RandomProgramOptions) propagates a worst-case
+  /// bound per element forward instead (RandomGraph.cpp, errorBoundsOf): each step's own noise
+  /// (RandomGraphNoise.cpp) plus how far its operands' bounds can move it. randomProgram(seed):
+  /// every step that the GPU may compute differently from the reference
   /// (transcendental functions; bf16 division and rsqrt, which use hardware approximations;
   /// and, downstream of those, roundings to a 16-bit dtype that may then go the other way)
   /// is moved by its documented error bound (tg/Support/Precision.h). Each such step alone,
@@ -57,22 +85,36 @@ struct RandomProgram {
   bool inexact = false;
 
   // Facts for tests that choose tolerances.
-  tg::DType dtype = tg::DType::F32;           ///< of every input and output
+  tg::DType dtype = tg::DType::F32;           ///< of x0 (randomProgram(seed): of every value)
   tg::DType lowestPrecision = tg::DType::F32; ///< least precise float dtype any value has
   tg::Shape baseShape;
   size_t numOutputs = 0;
   int numSteps = 0;
+
+  // The richer generator's facts.
+  /// The lambda reads tensors (item(), to_vector(), operator bool): it must run under tg::jit
+  /// (graph segments), not trace_ir.
+  bool graphBreaks = false;
+  /// softmax/layer_norm: the pipeline decomposes them, so the interpreted fused/unfused
+  /// modules are not bit-identical to the traced one (only within the tolerance).
+  bool composites = false;
+  bool matmuls = false;
+  bool checks = false;
+  /// The step kinds used ("sum", "matmul", "item", ...), for statistics.
+  std::vector<std::string> features;
 };
 
 /// The program for `seed`. `large` allows an extent of 1000003 (a prime) in the base shape.
 RandomProgram randomProgram(uint64_t seed, bool large = false);
+/// The richer generator's program for `seed`.
+RandomProgram randomProgram(uint64_t seed, const RandomProgramOptions& options);
 
 /// Fresh inputs for `program` on `device`: tg::randn with seeds derived from `seed` (the same
 /// values on every device).
 std::vector<tg::Tensor> randomInputs(const RandomProgram& program, uint64_t seed,
                                      tg::Device device);
 
-/// tg::jit(fn).trace_ir(specs...) for a function of 1..4 inputs and 1..3 outputs (trace_ir is
+/// tg::jit(fn).trace_ir(specs...) for a function of 1..8 inputs and 1..3 outputs (trace_ir is
 /// variadic and the lambda's result type fixes the number of outputs, so this dispatches on
 /// both counts).
 std::string traceIr(const std::vector<tg::TensorSpec>& specs, const ProgramFn& fn,
@@ -81,7 +123,7 @@ inline std::string traceIr(const RandomProgram& p) {
   return traceIr(p.inputs, p.fn, p.numOutputs);
 }
 
-/// A jit function of 1..4 inputs and 1..3 outputs, type-erased: the first call traces and
+/// A jit function of 1..8 inputs and 1..3 outputs, type-erased: the first call traces and
 /// compiles, later calls with the same signature replay.
 class JitProgram {
  public:

@@ -1,7 +1,7 @@
 //===- RandomProgramJit.cpp - Random programs as tg::jit functions --------===//
 //
 // tg::jit wants a lambda of fixed arity; a RandomProgram has its input and output counts at run
-// time. These wrappers instantiate the arities the generator produces (1-4 inputs, 1-3
+// time. These wrappers instantiate the arities the generators produce (1-8 inputs, 1-3
 // outputs) and dispatch on the counts: traceIr, JitProgram and runJit (RandomGraph.h).
 //
 //===----------------------------------------------------------------------===//
@@ -38,7 +38,7 @@ auto fixedArity(ProgramFn fn, std::index_sequence<I...>, std::index_sequence<O..
   };
 }
 
-/// Calls `visit.template operator()<NI, NO>()` for runtime counts 1..4 and 1..3.
+/// Calls `visit.template operator()<NI, NO>()` for runtime counts 1..8 and 1..3.
 template <size_t NI, typename Visit>
 decltype(auto) withOutputs(size_t numOutputs, Visit& visit) {
   switch (numOutputs) {
@@ -56,8 +56,12 @@ decltype(auto) withCounts(size_t numInputs, size_t numOutputs, Visit&& visit) {
     case 2: return withOutputs<2>(numOutputs, visit);
     case 3: return withOutputs<3>(numOutputs, visit);
     case 4: return withOutputs<4>(numOutputs, visit);
+    case 5: return withOutputs<5>(numOutputs, visit);
+    case 6: return withOutputs<6>(numOutputs, visit);
+    case 7: return withOutputs<7>(numOutputs, visit);
+    case 8: return withOutputs<8>(numOutputs, visit);
   }
-  throw std::invalid_argument("1..4 inputs supported, got " + std::to_string(numInputs));
+  throw std::invalid_argument("1..8 inputs supported, got " + std::to_string(numInputs));
 }
 
 }  // namespace

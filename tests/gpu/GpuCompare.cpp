@@ -1,6 +1,8 @@
 //===- GpuCompare.cpp - Comparing GPU results with the CPU reference ------===//
 #include "GpuCompare.h"
 
+#include "tg/Runtime/Gpu.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -153,6 +155,11 @@ std::vector<Tensor> toDevice(const std::vector<Tensor>& ts, Device d) {
 
 /// f32 accumulation in another order than the reference's f64: a relative tolerance (against
 /// sum |x|) that grows with sqrt(count) from 1e-5.
+bool cachingAllocator() {
+  tg::rt::Gpu* gpu = tg::rt::Gpu::get();
+  return gpu && gpu->cachesMemory();
+}
+
 double accumulationRel(int64_t count) {
   return 1e-5 * std::sqrt(std::max(1.0, static_cast<double>(count) / 64.0));
 }

@@ -56,6 +56,11 @@ bool sameBits(const Tensor& a, const Tensor& b, std::string& why);
 
 std::vector<Tensor> toDevice(const std::vector<Tensor>& ts, Device d);
 
+/// Whether device memory goes through tg's caching allocator (false under
+/// TG_NO_MEMORY_CACHING=1, as compute-sanitizer runs set it): tests of what it reuses skip
+/// themselves without it.
+bool cachingAllocator();
+
 /// f32 accumulation in another order than the reference's f64: a relative tolerance (against
 /// sum |x|) that grows with sqrt(count) from 1e-5.
 double accumulationRel(int64_t count);

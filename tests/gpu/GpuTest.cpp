@@ -510,8 +510,8 @@ TEST(GpuMisaligned, ScalarFallbackGivesTheVectorPathsBits) {
       SCOPED_TRACE("byte offsets x " + std::to_string(off.x) + ", y " + std::to_string(off.y));
       const size_t total = bytes + 64;
       std::shared_ptr<tg::rt::DeviceBuffer> xbase = gpu->allocate(total), ybase = gpu->allocate(total);
-      gpu->fill(xbase->ptr(), 0xA5, total);
-      gpu->fill(ybase->ptr(), 0x5A, total);
+      gpu->fill(xbase->ptr(), 0xA5, 1, total);
+      gpu->fill(ybase->ptr(), 0x5A, 1, total);
       gpu->copyToDevice(xbase->ptr() + off.x, xb.data(), bytes);
       gpu->copyToDevice(ybase->ptr() + off.y, yb.data(), bytes);
       std::vector<std::shared_ptr<tg::rt::DeviceBuffer>> results =

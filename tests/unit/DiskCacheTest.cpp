@@ -6,10 +6,14 @@
 #include "tg/Runtime/DiskCache.h"
 #include "tg/Runtime/Nvrtc.h"
 
+#include "BoundedChild.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -194,6 +198,180 @@ TEST_F(DiskCacheTest, ListAndClear) {
   }
   EXPECT_EQ(cache.clear(), 2u);
   EXPECT_TRUE(cache.list().empty());
+}
+
+//===----------------------------------------------------------------------===//
+// Odd files at an entry's path (issue 13, item 9) and failing stores (item 8)
+//===----------------------------------------------------------------------===//
+
+class DiskCacheOddFiles : public DiskCacheTest {
+ protected:
+  /// The path of `k`'s entry (stored once by a cache that then goes away, file removed).
+  fs::path entryPathOf(const KernelSource& k) {
+    std::set<fs::path> before = files();
+    {
+      DiskCache cache(dir_.string());
+      (void)tg::rt::cubinFor(&cache, k, key(k));
+    }
+    for (const fs::path& p : files())
+      if (!before.count(p)) {
+        fs::remove(p);
+        return p;
+      }
+    ADD_FAILURE() << "no entry was stored";
+    return {};
+  }
+  std::set<fs::path> files() const {
+    std::set<fs::path> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_ / "kernels", ec)) out.insert(e.path());
+    return out;
+  }
+  static bool mentions(const std::vector<std::string>& problems, const std::string& what) {
+    for (const std::string& p : problems)
+      if (p.find(what) != std::string::npos) return true;
+    return false;
+  }
+};
+
+TEST_F(DiskCacheOddFiles, ADirectoryAtAnEntryPathBlocksOnlyThatEntry) {
+  KernelSource a = kernel(), b = kernel("out[0] = 2.0f;");
+  fs::path entry = entryPathOf(a);
+  fs::create_directory(entry);
+  DiskCache cache(dir_.string());
+  EXPECT_FALSE(cache.load(key(a), a.name).has_value());
+  std::string cubin = tg::rt::cubinFor(&cache, a, key(a));  // compiles; cannot be stored
+  EXPECT_FALSE(cubin.empty());
+  EXPECT_TRUE(cache.writable()) << "one blocked entry turned the disk cache off";
+  (void)tg::rt::cubinFor(&cache, b, key(b));
+  EXPECT_TRUE(cache.load(key(b), b.name).has_value()) << "other kernels must still be stored";
+  (void)cache.load(key(a), a.name);
+  std::vector<std::string> problems = cache.problems();
+  EXPECT_TRUE(mentions(problems, entry.string() + ": a directory"))
+      << ::testing::PrintToString(problems);
+  EXPECT_EQ(problems.size(), 2u) << ::testing::PrintToString(problems);  // read once, store once
+
+  std::vector<tg::rt::DiskEntryInfo> entries = cache.list();
+  ASSERT_EQ(entries.size(), 2u);
+  for (const auto& e : entries)
+    if (e.file == entry.string()) {
+      EXPECT_FALSE(e.valid);
+      EXPECT_EQ(e.bytes, 0u);
+    }
+  EXPECT_EQ(cache.clear(), 2u);  // the entry and the empty directory
+  EXPECT_TRUE(files().empty());
+}
+
+TEST_F(DiskCacheOddFiles, ClearNeverRemovesADirectoryThatHoldsFiles) {
+  fs::path entry = dir_ / "kernels" / "0123456789abcdef.tgk";
+  fs::create_directories(entry);
+  write(entry / "notes.txt", "someone's files");
+  DiskCache cache(dir_.string());
+  EXPECT_EQ(cache.clear(), 0u);
+  EXPECT_TRUE(fs::exists(entry / "notes.txt"));
+  EXPECT_TRUE(mentions(cache.problems(), entry.string() + ": a directory"))
+      << ::testing::PrintToString(cache.problems());
+}
+
+TEST_F(DiskCacheOddFiles, AFifoAtAnEntryPathIsACorruptEntryNotAHang) {
+  KernelSource k = kernel();
+  fs::path entry = entryPathOf(k);
+  ASSERT_EQ(::mkfifo(entry.c_str(), 0600), 0);
+  std::string how = tg::test::runInBoundedChild(
+      [&] {
+        DiskCache cache(dir_.string());
+        if (cache.load(key(k), k.name)) return 1;
+        if (cache.load(key(k), k.name)) return 1;
+        if (cache.problems().size() != 1 || !mentions(cache.problems(), "a FIFO")) return 2;
+        (void)cache.explainMiss(key(k, "sm_90a"), k.name);
+        std::vector<tg::rt::DiskEntryInfo> entries = cache.list();
+        if (entries.size() != 1 || entries[0].valid || entries[0].bytes != 0) return 3;
+        (void)tg::rt::cubinFor(&cache, k, key(k));  // the store replaces the FIFO
+        return cache.load(key(k), k.name) ? 0 : 4;
+      },
+      {.seconds = 20});
+  EXPECT_EQ(how, "");
+  EXPECT_TRUE(fs::is_regular_file(entry));
+}
+
+TEST_F(DiskCacheOddFiles, ASymlinkAtAnEntryPathIsNeverFollowed) {
+  KernelSource k = kernel();
+  fs::path entry = entryPathOf(k);
+  fs::create_symlink("/dev/zero", entry);
+  std::string how = tg::test::runInBoundedChild(
+      [&] {
+        DiskCache cache(dir_.string());
+        if (cache.load(key(k), k.name)) return 1;
+        if (cache.problems().size() != 1 || !mentions(cache.problems(), "a symbolic link"))
+          return 2;
+        (void)cache.explainMiss(key(k, "sm_90a"), k.name);
+        std::vector<tg::rt::DiskEntryInfo> entries = cache.list();
+        if (entries.size() != 1 || entries[0].valid || entries[0].bytes != 0) return 3;
+        (void)tg::rt::cubinFor(&cache, k, key(k));  // the store replaces the link
+        return cache.load(key(k), k.name) ? 0 : 4;
+      },
+      {.seconds = 20, .extraAddressSpace = 512ull << 20});
+  EXPECT_EQ(how, "");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(entry)));
+}
+
+TEST_F(DiskCacheOddFiles, AnEntryAboveTheSizeLimitIsNotRead) {
+  KernelSource k = kernel();
+  fs::path entry = entryPathOf(k);
+  write(entry, "TGKCACHE");
+  fs::resize_file(entry, 300ull << 20);  // sparse: costs no disk
+  std::string how = tg::test::runInBoundedChild(
+      [&] {
+        DiskCache cache(dir_.string());
+        if (cache.load(key(k), k.name)) return 1;
+        if (!mentions(cache.problems(), "larger than")) return 2;
+        (void)cache.explainMiss(key(k, "sm_90a"), k.name);
+        std::vector<tg::rt::DiskEntryInfo> entries = cache.list();
+        return entries.size() == 1 && !entries[0].valid ? 0 : 3;
+      },
+      {.seconds = 20, .extraAddressSpace = 128ull << 20});
+  EXPECT_EQ(how, "");
+}
+
+TEST_F(DiskCacheOddFiles, AnEntryCopiedOverAnothersIsReportedOnce) {
+  KernelSource a = kernel(), b = kernel("out[0] = 2.0f;");
+  DiskCache cache(dir_.string());
+  std::string cubinA = tg::rt::cubinFor(&cache, a, key(a));
+  fs::path pathA = *files().begin();
+  std::string cubinB = tg::rt::cubinFor(&cache, b, key(b));
+  std::set<fs::path> both = files();
+  ASSERT_EQ(both.size(), 2u);
+  both.erase(pathA);
+  fs::path pathB = *both.begin();
+  fs::copy_file(pathA, pathB, fs::copy_options::overwrite_existing);
+
+  EXPECT_FALSE(cache.load(key(b), b.name).has_value());
+  EXPECT_FALSE(cache.load(key(b), b.name).has_value());
+  ASSERT_EQ(cache.problems().size(), 1u);
+  EXPECT_NE(cache.problems()[0].find(pathB.string() + ": holds the entry of another kernel"),
+            std::string::npos)
+      << cache.problems()[0];
+  bool fromDisk = true;
+  EXPECT_EQ(tg::rt::cubinFor(&cache, b, key(b), &fromDisk), cubinB);  // recompiled ...
+  EXPECT_FALSE(fromDisk);
+  EXPECT_EQ(*cache.load(key(b), b.name), cubinB);  // ... and rewritten
+  EXPECT_EQ(*cache.load(key(a), a.name), cubinA);
+}
+
+TEST_F(DiskCacheOddFiles, AFileSizeLimitKeepsKernelsInMemoryInsteadOfKilling) {
+  KernelSource k = kernel();
+  std::string how = tg::test::runInBoundedChild(
+      [&] {
+        DiskCache cache(dir_.string());
+        cache.store(key(k), k.name, std::string(64 * 1024, 'x'));  // the limit is 4 KiB
+        std::vector<std::string> problems = cache.problems();
+        for (const std::string& p : problems) std::fprintf(stderr, "child: %s\n", p.c_str());
+        if (cache.writable() || problems.size() != 1) return 1;
+        return mentions(problems, "File too large") && mentions(problems, "memory only") ? 0 : 2;
+      },
+      {.fileSizeLimit = 4096});
+  EXPECT_EQ(how, "");
+  EXPECT_TRUE(files().empty()) << "a temporary file was left behind";
 }
 
 }  // namespace

@@ -188,6 +188,42 @@ TEST(Jit, ShapeErrorsInsideTheLambdaPointAtTheLambdaLine) {
   EXPECT_EQ(ok.size(), 9u);
 }
 
+// Issue 13, bug 5: an error raised inside a traced lambda names the jit function, not the
+// compiler's spelling of the lambda's operator() (a long template name in generic code).
+TEST(Jit, ErrorsInsideTheLambdaNameTheJitFunction) {
+  auto f = tg::jit([](const tg::Tensor& x) { return x + tg::randn({3}); }, {.name = "blend"});
+  try {
+    (void)f(tg::randn({4}));
+    FAIL() << "expected a tg::Error";
+  } catch (const tg::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("(in jit 'blend')"), std::string::npos) << what;
+    EXPECT_EQ(what.find("<lambda"), std::string::npos) << what;
+    EXPECT_EQ(what.find("operator()"), std::string::npos) << what;
+    EXPECT_NE(what.find("FrontendTest.cpp:"), std::string::npos) << what;
+  }
+}
+
+TEST(Errors, FunctionNamesAreReadable) {
+  auto readable = [](const char* function) {
+    return tg::SourceLoc("f.cpp", 1, function).readableFunction();
+  };
+  // GCC's spelling of a lambda in a function template, and Clang's.
+  EXPECT_EQ(readable("tgtest::{anonymous}::fixedArity<1, 2, std::integer_sequence<long unsigned "
+                     "int, 0> >(ProgramFn, std::index_sequence<0>)::<lambda(TensorRef<I>...)>"),
+            "a lambda in tgtest::{anonymous}::fixedArity<...>(ProgramFn, std::index_sequence<...>)");
+  EXPECT_EQ(readable("auto main()::(anonymous class)::operator()(const tg::Tensor &) const"),
+            "a lambda in main()");
+  EXPECT_EQ(readable("virtual void Suite_Test::TestBody()"), "virtual void Suite_Test::TestBody()");
+  EXPECT_EQ(readable("bool operator<(const A&, const B&)"), "bool operator<(const A&, const B&)");
+  EXPECT_EQ(readable("std::ostream& operator<<(std::ostream&, const X<int>&)"),
+            "std::ostream& operator<<(std::ostream&, const X<...>&)");
+  EXPECT_LE(readable(std::string(500, 'x').c_str()).size(), 120u);
+  // What an Error prints uses it.
+  tg::Error e("boom", tg::SourceLoc("f.cpp", 3, "void g<std::vector<int> >()"));
+  EXPECT_EQ(std::string(e.what()), "f.cpp:3: error: boom (in void g<...>())");
+}
+
 TEST(Jit, EscapedTracedTensorsAreRejected) {
   tg::Tensor leaked;
   auto f = tg::jit([&](const tg::Tensor& x) {

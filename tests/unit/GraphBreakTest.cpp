@@ -152,9 +152,27 @@ TEST(Recompiles, ReasonsNameTheChangedInput) {
   (void)f(tg::randn({8}), tg::randn({8}));  // seen before: no recompile
   tg::JitReport r = f.report();
   ASSERT_EQ(r.recompiles.size(), 2u);
-  EXPECT_EQ(r.recompiles[0], "input 0 shape [4] -> [8]");
-  EXPECT_EQ(r.recompiles[1], "input 0 dtype f32 -> bf16");
+  EXPECT_EQ(r.recompiles[0], "input 0 shape [4] -> [8], input 1 shape [4] -> [8]");
+  EXPECT_EQ(r.recompiles[1], "input 0 dtype f32 -> bf16, input 1 dtype f32 -> bf16");
   EXPECT_EQ(r.replays, 1u);
+}
+
+// Issue 13, bug 4: the reason names what differs from the NEAREST compiled signature, not
+// from the previous call: after f32[1024] and f32[2048], bf16[1024] differs from f32[1024] in
+// its dtype only.
+TEST(Recompiles, ReasonsCompareWithTheNearestCompiledSignature) {
+  auto f = tg::jit([](const Tensor& x) { return x * 2.0f; });
+  (void)f(tg::randn({1024}));
+  (void)f(tg::randn({2048}));
+  (void)f(tg::randn({1024}, DType::BF16));
+  (void)f(tg::randn({2048}, DType::BF16));  // nearest: bf16[1024] and f32[2048], one field each
+  (void)f(tg::randn({1, 1024}));            // nearest: any f32 one; the rank changed
+  tg::JitReport r = f.report();
+  ASSERT_EQ(r.recompiles.size(), 4u);
+  EXPECT_EQ(r.recompiles[0], "input 0 shape [1024] -> [2048]");
+  EXPECT_EQ(r.recompiles[1], "input 0 dtype f32 -> bf16");
+  EXPECT_EQ(r.recompiles[2], "input 0 shape [1024] -> [2048]");  // the most recent of equals
+  EXPECT_EQ(r.recompiles[3], "input 0 shape [2048] -> [1, 1024]");
 }
 
 TEST(Recompiles, TheLimitIsReported) {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "tgc/Npy.h"
 
+#include "BoundedChild.h"
 #include "tg/Support/Error.h"
 
 #include <gtest/gtest.h>
@@ -23,6 +24,9 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 namespace {
@@ -724,10 +728,10 @@ TEST_F(NpyErrors, WriteFailuresLeaveNoFile) {
   expectError([&] { writeNpy(missingDir, t); }, missingDir,
               {"cannot create the temporary file", "No such file"});
 
-  // The target is a directory: the rename fails and the temporary file is removed.
+  // The target is a directory: refused before any temporary file exists.
   fs::create_directory(path("sub"));
   std::string sub = path("sub");
-  expectError([&] { writeNpy(sub, t); }, sub, {"cannot replace the file"});
+  expectError([&] { writeNpy(sub, t); }, sub, {"is a directory"});
   EXPECT_EQ(listing(), std::vector<std::string>{"sub"});
 
   // A failed write leaves an existing file as it was.
@@ -735,6 +739,107 @@ TEST_F(NpyErrors, WriteFailuresLeaveNoFile) {
   expectError([&] { writeNpy(keep, HostTensor()); }, keep, {"undefined tensor"});
   EXPECT_EQ(slurp(keep), "old contents");
   EXPECT_EQ(listing(), (std::vector<std::string>{"keep.npy", "sub"}));
+}
+
+//===----------------------------------------------------------------------===//
+// Odd targets and failing writes: symlinks, FIFOs, devices, file-size limits
+//===----------------------------------------------------------------------===//
+
+class NpyWriteTargets : public NpyTestBase {
+ protected:
+  HostTensor small() const {
+    return HostTensor::fromFloats(DType::F32, {3}, std::vector<float>{1, 2, 3});
+  }
+  /// What writeNpy writes for `t` into a regular file.
+  std::string bytesFor(const HostTensor& t) {
+    std::string p = path("reference.npy");
+    writeNpy(p, t);
+    std::string bytes = slurp(p);
+    fs::remove(p);
+    return bytes;
+  }
+};
+
+TEST_F(NpyWriteTargets, ASymlinkIsFollowedAndItsTargetReplaced) {
+  std::string target = put("real.npy", "old contents");
+  std::string link = path("link.npy");
+  fs::create_symlink("real.npy", link);
+  writeNpy(link, small());
+  EXPECT_TRUE(fs::is_symlink(link)) << "the link itself was replaced";
+  EXPECT_EQ(fs::read_symlink(link), "real.npy");
+  EXPECT_EQ(elements<float>(readNpy(target)), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(listing(), (std::vector<std::string>{"link.npy", "real.npy"}));
+}
+
+TEST_F(NpyWriteTargets, ADanglingSymlinkIsRefused) {
+  std::string link = path("dangling.npy");
+  fs::create_symlink("nowhere.npy", link);
+  expectError([&] { writeNpy(link, small()); }, link, {"dangling symbolic link"});
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(listing(), std::vector<std::string>{"dangling.npy"});
+}
+
+TEST_F(NpyWriteTargets, AFifoIsWrittenIntoNotReplaced) {
+  std::string expected = bytesFor(small());
+  std::string fifo = path("pipe.npy");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so that the writer's open returns
+  ASSERT_GE(reader, 0) << std::strerror(errno);
+  writeNpy(fifo, small());
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(reader, buf, sizeof buf)) > 0;)
+    got.append(buf, static_cast<size_t>(n));
+  ::close(reader);
+  EXPECT_TRUE(fs::is_fifo(fifo)) << "the FIFO was replaced by a file";
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(listing(), std::vector<std::string>{"pipe.npy"});
+}
+
+TEST_F(NpyWriteTargets, CharacterDevicesAreWrittenIntoNotReplaced) {
+  // Private copies of /dev/null and /dev/full (never the real ones: a regression would replace
+  // them for the whole machine).
+  std::string null = path("null"), full = path("full");
+  if (::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP() << "cannot create device nodes here: " << std::strerror(errno);
+  ASSERT_EQ(::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)), 0) << std::strerror(errno);
+  writeNpy(null, small());
+  EXPECT_TRUE(fs::is_character_file(null));
+  expectError([&] { writeNpy(full, small()); }, full, {"write error", "No space left on device"});
+  EXPECT_TRUE(fs::is_character_file(full));
+  EXPECT_EQ(listing(), (std::vector<std::string>{"full", "null"}));
+}
+
+TEST_F(NpyWriteTargets, AReplacedFileKeepsItsPermissions) {
+  std::string p = put("x.npy", "old contents");
+  fs::permissions(p, fs::perms::owner_read | fs::perms::owner_write);
+  writeNpy(p, small());
+  EXPECT_EQ(fs::status(p).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(elements<float>(readNpy(p)), (std::vector<float>{1, 2, 3}));
+}
+
+TEST_F(NpyWriteTargets, AFileSizeLimitIsAnErrorNotASignal) {
+  // Under `ulimit -f`, write(2) past the limit raises SIGXFSZ, which kills by default.
+  std::string out = put("out.npy", "old contents");
+  HostTensor big(DType::F32, {4096});  // 16 KiB of data, the limit is 4 KiB
+  std::string how = tg::test::runInBoundedChild(
+      [&] {
+        try {
+          writeNpy(out, big);
+          return 1;
+        } catch (const tg::Error& e) {
+          std::fprintf(stderr, "child: %s\n", e.message().c_str());
+          return e.message().rfind(out + ": write error", 0) == 0 &&
+                         e.message().find("File too large") != std::string::npos
+                     ? 0
+                     : 2;
+        }
+      },
+      {.fileSizeLimit = 4096});
+  EXPECT_EQ(how, "");
+  EXPECT_EQ(slurp(out), "old contents");
+  EXPECT_EQ(listing(), std::vector<std::string>{"out.npy"}) << "a temporary file was left";
 }
 
 }  // namespace

@@ -7,10 +7,13 @@
 //===----------------------------------------------------------------------===//
 #include "tg/Runtime/Nvrtc.h"
 
+#include "BoundedChild.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
@@ -65,6 +68,40 @@ TEST_F(NvrtcIdentityTest, AgreesWithNvrtcAndIsRememberedForTheNextProcess) {
 TEST_F(NvrtcIdentityTest, UnwritableDirectoryStillAnswers) {
   if (!tg::rt::nvrtcAvailable()) GTEST_SKIP() << "NVRTC is not available";
   EXPECT_EQ(tg::rt::nvrtcVersionRemembered(dir_ + "/does/not/exist"), tg::rt::nvrtcVersion());
+}
+
+TEST_F(NvrtcIdentityTest, OddFilesAreNeverReadAndGetReplaced) {
+  // A FIFO or a link to /dev/zero at the file's name: reading it must not hang or read until
+  // memory runs out (the child is bounded so that a regression fails instead); remembering
+  // replaces it with a regular file.
+  const std::string file = dir_ + "/nvrtc-version";
+  for (const char* kind : {"fifo", "link to /dev/zero"}) {
+    fs::remove(file);
+    if (kind[0] == 'f')
+      ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+    else
+      fs::create_symlink("/dev/zero", file);
+    std::string how = tg::test::runInBoundedChild(
+        [&] {
+          if (tg::rt::readRememberedNvrtcVersion(dir_, "lib A 1 2")) return 1;
+          tg::rt::rememberNvrtcVersion(dir_, "lib A 1 2", 13000);
+          return tg::rt::readRememberedNvrtcVersion(dir_, "lib A 1 2") == 13000 ? 0 : 2;
+        },
+        {.seconds = 20, .extraAddressSpace = 512ull << 20});
+    EXPECT_EQ(how, "") << kind;
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(file))) << kind;
+  }
+}
+
+TEST_F(NvrtcIdentityTest, AFileSizeLimitOnlyCostsTheRemembering) {
+  std::string how = tg::test::runInBoundedChild(
+      [&] {
+        tg::rt::rememberNvrtcVersion(dir_, "lib A 1 2", 13000);  // a line longer than the limit
+        return tg::rt::readRememberedNvrtcVersion(dir_, "lib A 1 2") ? 1 : 0;
+      },
+      {.fileSizeLimit = 8});
+  EXPECT_EQ(how, "");
+  EXPECT_TRUE(fs::is_empty(dir_)) << "a temporary file was left behind";
 }
 
 }  // namespace

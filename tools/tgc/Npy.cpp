@@ -9,6 +9,7 @@
 #include "tgc/Npy.h"
 
 #include "tg/Support/Error.h"
+#include "tg/Support/FileIO.h"
 
 #include <algorithm>
 #include <bit>
@@ -25,9 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace tg::tools {
 
@@ -570,52 +569,6 @@ std::string npyPreamble(const std::string& path, const HostTensor& t) {
                   " is too large");
 }
 
-/// Owns the temporary file until it is renamed: on any failure it is closed and removed.
-class TempFile {
- public:
-  TempFile(const std::string& path, std::string tmp) : path_(path), tmp_(std::move(tmp)) {
-    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd_ < 0)
-      throw tg::Error(path_ + ": cannot create the temporary file " + tmp_ + ": " +
-                      errnoText(errno));
-  }
-  ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(tmp_.c_str());
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-
-  void write(const void* data, size_t n) {
-    const char* p = static_cast<const char*>(data);
-    while (n > 0) {
-      ssize_t w = ::write(fd_, p, std::min<size_t>(n, size_t{1} << 30));
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        throw tg::Error(path_ + ": write error: " + errnoText(errno));
-      }
-      p += w;
-      n -= static_cast<size_t>(w);
-    }
-  }
-
-  void commit() {
-    if (::fsync(fd_) != 0) throw tg::Error(path_ + ": write error (fsync): " + errnoText(errno));
-    int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) throw tg::Error(path_ + ": write error (close): " + errnoText(errno));
-    if (::rename(tmp_.c_str(), path_.c_str()) != 0)
-      throw tg::Error(path_ + ": cannot replace the file: " + errnoText(errno));
-    committed_ = true;
-  }
-
- private:
-  const std::string& path_;
-  std::string tmp_;
-  int fd_ = -1;
-  bool committed_ = false;
-};
-
 }  // namespace
 
 void writeNpy(const std::string& path, const HostTensor& t) {
@@ -624,10 +577,10 @@ void writeNpy(const std::string& path, const HostTensor& t) {
     if (d < 0)
       throw tg::Error(path + ": cannot write a tensor of shape " + format_shape(t.shape()));
   std::string preamble = npyPreamble(path, t);
-  TempFile file(path, path + ".tmp." + std::to_string(::getpid()));
-  file.write(preamble.data(), preamble.size());
-  if (t.nbytes() > 0) file.write(t.data(), t.nbytes());
-  file.commit();
+  std::string_view data(reinterpret_cast<const char*>(t.data()), t.nbytes());
+  if (tg::WriteFailure failed =
+          tg::writeFileAtomically(path, {preamble, data}, tg::TargetPolicy::UserPath))
+    throw tg::Error(failed.message);
 }
 
 }  // namespace tg::tools

@@ -28,8 +28,13 @@
 // writeNpy writes what np.save writes, byte for byte for every dtype but BF16: version 1.0
 // (2.0 only if the header would not fit in 65535 bytes), numpy's spare spaces for growing the
 // first axis, padding with spaces and a final '\n' so that the data starts at a multiple of 64
-// bytes. It writes `path + ".tmp.<pid>"` first and renames it onto `path`, so a failure never
-// leaves a half-written file (an existing symlink at `path` is replaced, not followed).
+// bytes. It writes through tg::writeFileAtomically (tg/Support/FileIO.h) as a path the user
+// named: a temporary file in the same directory, renamed onto `path` after every write, the
+// fsync and the close succeeded, so a failure (a full disk, `ulimit -f`) never leaves a
+// half-written or temporary file and leaves an existing file as it was. A symbolic link is
+// followed and the file it names replaced (the link stays); a FIFO or a character device
+// (`--output /dev/stdout`, /dev/null) is written into directly; a directory, a dangling link, a
+// socket or a block device is refused.
 //
 // Every failure throws tg::Error whose message starts with "<path>: ".
 //
@@ -49,7 +54,8 @@ tg::ref::HostTensor readNpy(const std::string& path);
 /// streams are read as the data arrives); `name` starts every message. The caller closes it.
 tg::ref::HostTensor readNpy(std::FILE* file, const std::string& name);
 
-/// Writes `t` to `path` as a .npy file, atomically (write to a temporary file, then rename).
+/// Writes `t` to `path` as a .npy file: atomically (a temporary file, then rename) where `path`
+/// is or names a regular file, directly into a FIFO or character device.
 void writeNpy(const std::string& path, const tg::ref::HostTensor& t);
 
 }  // namespace tg::tools

@@ -221,7 +221,8 @@ int dump(const Args& a) {
   OwningOpRef<ModuleOp> module = loadModule(a.target, example, diags);
   tg::rt::Gpu* gpu = a.arch.empty() ? tg::rt::Gpu::get() : nullptr;
   tg::compiler::ArtifactSink files;
-  if (!a.outDir.empty()) files = tg::compiler::directorySink(a.outDir, "tgc");
+  tg::compiler::DumpFailures unwritten;
+  if (!a.outDir.empty()) files = tg::compiler::directorySink(a.outDir, "tgc", &unwritten);
   auto sink = [&](const tg::compiler::Artifact& art) {
     if (files) files(art);
     if (!wanted.count(art.stage) && (!all || art.stage == "cubin")) return;  // binary
@@ -230,6 +231,10 @@ int dump(const Args& a) {
   };
   bool wantPtx = all || wanted.count("ptx") || wanted.count("cubin") || !a.outDir.empty();
   tg::compiler::compile(*module, pipelineOptions(a, gpu), sink, wantPtx);
+  if (unwritten.failed)
+    throw tg::Error("cannot write " + std::to_string(unwritten.failed) + " of " +
+                    std::to_string(unwritten.files) + " dump file(s) to " + a.outDir + ": " +
+                    unwritten.first);
   return 0;
 }
 
@@ -339,11 +344,15 @@ int cache(const Args& a) {
                 static_cast<unsigned long long>(bytes));
   } else if (a.target == "list") {
     for (const auto& e : entries)
-      std::printf("%s  %-8s %10llu bytes  %s  %s\n", e.valid ? "ok     " : "INVALID",
+      std::printf("%s  %-8s %10llu bytes  %s  %s%s\n", e.valid ? "ok     " : "INVALID",
                   e.arch.c_str(), static_cast<unsigned long long>(e.bytes),
-                  e.kernelName.c_str(), e.file.c_str());
+                  e.kernelName.c_str(), e.file.c_str(),
+                  e.valid ? "" : (" (" + e.problem + ")").c_str());
   } else if (a.target == "clear") {
     std::printf("removed %zu file(s) from %s\n", disk.clear(), dir.c_str());
+    // What could not be removed was reported on stderr, one line each.
+    if (size_t left = disk.problems().size())
+      throw tg::Error(std::to_string(left) + " file(s) in " + dir + " could not be removed");
   } else {
     usageError("cache needs one of: stats, list, clear");
   }

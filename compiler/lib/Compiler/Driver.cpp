@@ -5,6 +5,7 @@
 #include "tg/Dialect/EntryFunction.h"
 #include "tg/Runtime/Nvrtc.h"
 #include "tg/Support/Error.h"
+#include "tg/Support/FileIO.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -13,7 +14,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <mutex>
+#include <set>
 
 using namespace mlir;
 
@@ -81,24 +83,43 @@ rt::Plan compile(ModuleOp module, const PipelineOptions& options, const Artifact
   return std::move(*plan);
 }
 
-ArtifactSink directorySink(const std::string& dir, const std::string& prefix) {
-  return [dir, prefix](const Artifact& a) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    std::filesystem::path path = std::filesystem::path(dir) / (prefix + "." + a.fileName);
-    std::filesystem::path tmp = path;
-    tmp += ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out << a.text;
-      if (!out) {
-        static bool warned = false;
-        if (!warned) std::fprintf(stderr, "tg: cannot write dump files to %s\n", dir.c_str());
-        warned = true;
-        return;
-      }
+namespace {
+
+/// Reports that dump files cannot be written to `dir`: once per directory and process, so
+/// that a program under TG_DUMP gets one line, not one per file or per compiled function.
+void reportDumpFailureOnce(const std::string& dir, const std::string& failure) {
+  static std::mutex mutex;
+  static std::set<std::string> reported;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!reported.insert(dir).second) return;
+  std::fprintf(stderr, "tg: cannot write dump files to %s: %s (further failures there are not "
+                       "reported)\n",
+               dir.c_str(), failure.c_str());
+}
+
+}  // namespace
+
+ArtifactSink directorySink(const std::string& dir, const std::string& prefix,
+                           DumpFailures* failures) {
+  return [dir, prefix, failures](const Artifact& a) {
+    std::string failure;
+    try {
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      std::string path = (std::filesystem::path(dir) / (prefix + "." + a.fileName)).string();
+      if (ec)
+        failure = "cannot create the directory " + dir + ": " + ec.message();
+      else if (WriteFailure failed = writeFileAtomically(path, {a.text}, TargetPolicy::OwnedName))
+        failure = failed.message;
+    } catch (const std::exception& e) {  // std::bad_alloc: a dump must not end the program
+      failure = e.what();
     }
-    std::filesystem::rename(tmp, path, ec);
+    if (failures) {
+      ++failures->files;
+      if (!failure.empty() && failures->failed++ == 0) failures->first = failure;
+    } else if (!failure.empty()) {
+      reportDumpFailureOnce(dir, failure);
+    }
   };
 }
 

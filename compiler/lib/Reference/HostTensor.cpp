@@ -26,8 +26,9 @@ HostTensor::HostTensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::mo
   try {
     buffer_ = std::make_shared<std::vector<std::byte>>(bytes);
   } catch (const std::bad_alloc&) {
-    throw Error("out of host memory: a " + std::string(dtype_name(dtype_)) + format_shape(shape_) +
-                " tensor needs " + std::to_string(bytes) + " bytes");
+    throw OutOfMemoryError("out of host memory: a " + std::string(dtype_name(dtype_)) +
+                           format_shape(shape_) + " tensor needs " + std::to_string(bytes) +
+                           " bytes");
   }
 }
 
@@ -103,15 +104,17 @@ void fromFloat(DType dtype, float value, std::byte* p) {
 
 HostTensor HostTensor::fromFloats(DType dtype, Shape shape, std::span<const float> values) {
   HostTensor t(dtype, std::move(shape));
-  assert(static_cast<int64_t>(values.size()) == t.numel());
-  for (int64_t i = 0; i < t.numel(); ++i) t.setFloat(i, values[i]);
+  const int64_t n = t.numel();  // not in the loop condition: shape_numel walks the shape
+  assert(static_cast<int64_t>(values.size()) == n);
+  for (int64_t i = 0; i < n; ++i) t.setFloat(i, values[i]);
   return t;
 }
 
 HostTensor HostTensor::fromInts(DType dtype, Shape shape, std::span<const int32_t> values) {
   HostTensor t(dtype, std::move(shape));
-  assert(static_cast<int64_t>(values.size()) == t.numel());
-  for (int64_t i = 0; i < t.numel(); ++i) t.setInt(i, values[i]);
+  const int64_t n = t.numel();
+  assert(static_cast<int64_t>(values.size()) == n);
+  for (int64_t i = 0; i < n; ++i) t.setInt(i, values[i]);
   return t;
 }
 
@@ -127,8 +130,9 @@ HostTensor HostTensor::filled(DType dtype, Shape shape, double value) {
   } else {
     t.setFloat(0, static_cast<float>(value));
   }
-  size_t size = dtype_size(dtype);
-  for (int64_t i = 1; i < t.numel(); ++i)
+  const size_t size = dtype_size(dtype);
+  const int64_t n = t.numel();
+  for (int64_t i = 1; i < n; ++i)
     std::memcpy(t.mutableData() + i * size, t.data(), size);
   return t;
 }
@@ -175,14 +179,16 @@ void HostTensor::setInt(int64_t i, int32_t value) {
 }
 
 std::vector<float> HostTensor::toFloats() const {
-  std::vector<float> out(numel());
-  for (int64_t i = 0; i < numel(); ++i) out[i] = floatAt(i);
+  const int64_t n = numel();
+  std::vector<float> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) out[i] = floatAt(i);
   return out;
 }
 
 std::vector<int32_t> HostTensor::toInts() const {
-  std::vector<int32_t> out(numel());
-  for (int64_t i = 0; i < numel(); ++i) out[i] = intAt(i);
+  const int64_t n = numel();
+  std::vector<int32_t> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) out[i] = intAt(i);
   return out;
 }
 

@@ -47,19 +47,40 @@ Device default_device();
 /// The two GELU formulas: exact (erf, PyTorch's default) and the tanh approximation.
 enum class Gelu { Erf, Tanh };
 
+class Tensor;
+
 namespace detail {
 struct TensorImpl;
-}
+/// A Tensor variable that a jit function reads (a captured weight): it notes when the variable
+/// is assigned a new tensor or destroyed, so that replays never use a stale tensor
+/// (frontend/include/tg/Frontend/Binding.h).
+struct Binding;
+void releaseBinding(Binding* binding, const Tensor* holder);
+void movedBinding(Tensor& to, Tensor& from);
+}  // namespace detail
 
 using Loc = std::source_location;
 
 /// A tensor: element type, static shape, device, and either data or (inside tg::jit) a
 /// symbolic value of the trace being recorded. Copies share the same immutable data.
+///
+/// A Tensor variable is a name for a tensor: assigning another tensor to it rebinds the name
+/// and leaves the old tensor (and every other copy of it) unchanged. A jit function that read
+/// the variable while tracing notices the rebinding at its next call (see tg::jit).
 class Tensor {
  public:
   /// An undefined tensor; using it in an op is an error.
   Tensor() = default;
   explicit Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor& other);
+  Tensor(Tensor&& other) noexcept : impl_(std::move(other.impl_)) {
+    if (other.binding_) detail::movedBinding(*this, other);
+  }
+  Tensor& operator=(const Tensor& other);
+  Tensor& operator=(Tensor&& other) noexcept;
+  ~Tensor() {
+    if (binding_) detail::releaseBinding(binding_, this);
+  }
 
   bool defined() const { return impl_ != nullptr; }
   const Shape& shape() const;
@@ -87,7 +108,11 @@ class Tensor {
   const std::shared_ptr<detail::TensorImpl>& impl_ptr() const { return impl_; }
 
  private:
+  friend struct detail::Binding;
   std::shared_ptr<detail::TensorImpl> impl_;
+  /// Null unless a jit function watches this variable (then its own Binding), or this is a
+  /// copy made while tracing (then a link to the variable it was copied from).
+  mutable detail::Binding* binding_ = nullptr;
 };
 
 // The element types to_vector and item support.
@@ -280,6 +305,16 @@ struct JitReport {
     uint64_t count = 0;  ///< how many times it happened
     int segment = -1;    ///< breaks: the graph segment that ended there
   };
+  /// A tensor the lambda captured (an implicit input of the graph): where it was read.
+  struct Capture {
+    std::string type;  ///< "f32[1024, 1024] cuda"
+    SourceLoc loc;     ///< the op that first read it (unknown: the lambda returned it as is)
+    /// Held by the lambda object (captured by value): rebinding the variable outside the
+    /// lambda does not change it, as for any C++ by-value capture. Otherwise it is read
+    /// through a variable (captured by reference, a member or element of one), whose current
+    /// tensor every call uses.
+    bool byValue = false;
+  };
   /// One compiled graph (a whole function, or a segment between breaks).
   struct Graph {
     int index = 0;
@@ -301,6 +336,11 @@ struct JitReport {
     /// lives) plus the result buffers each run allocates. Inputs are the caller's and not
     /// counted. 0 on the CPU.
     size_t peakDeviceBytes = 0;
+    /// The tensors its trace captured, in input order (after the call's arguments).
+    std::vector<Capture> captures;
+    /// Why calls run the lambda (and find this graph by its structure) instead of replaying
+    /// it: a segment between graph breaks, or a capture tg cannot watch. Empty when replayed.
+    std::string notReplayedBecause;
   };
 
   std::string name;
@@ -314,7 +354,14 @@ struct JitReport {
   std::vector<Graph> graphs;
   std::vector<Event> breaks;
   std::vector<Event> syncs;
-  /// Why each new signature was compiled after the first: "input 0 shape [1024] -> [2048]".
+  /// Calls that found a captured variable holding a new tensor of the same type (after
+  /// `w = w - lr * g`, say) and replayed on it without tracing.
+  uint64_t captureRebinds = 0;
+  /// Calls that ran the lambda again because a captured variable changed in another way (a
+  /// new shape, dtype or device; the variable destroyed).
+  uint64_t captureRetraces = 0;
+  /// Why each new graph was compiled after the first: "input 0 shape [1024] -> [2048]", or
+  /// "capture 0 (model.cpp:12) shape [4] -> [1]".
   std::vector<std::string> recompiles;
   int recompileLimit = 8;
   bool recompileLimitExceeded = false;
@@ -356,17 +403,29 @@ using AsTensor = const Tensor&;
 /// passed to.
 class TraceRef {
  public:
+  /// `callable` runs the lambda; `closure` is the user's lambda object itself, whose bytes hold
+  /// its by-value captures (the report tells them from variables captured by reference).
   template <typename Callable>
     requires(!std::is_same_v<std::decay_t<Callable>, TraceRef>)
-  TraceRef(const Callable& callable)
-      : object_(&callable), call_([](const void* object, const std::vector<Tensor>& in) {
+  TraceRef(const Callable& callable, const void* closure = nullptr, size_t closureSize = 0)
+      : object_(&callable),
+        closure_(static_cast<const char*>(closure)),
+        closureSize_(closureSize),
+        call_([](const void* object, const std::vector<Tensor>& in) {
           return (*static_cast<const Callable*>(object))(in);
         }) {}
 
   std::vector<Tensor> operator()(const std::vector<Tensor>& in) const { return call_(object_, in); }
+  /// Whether `p` points into the lambda object (a by-value capture).
+  bool insideClosure(const void* p) const {
+    const char* c = static_cast<const char*>(p);
+    return closure_ && c >= closure_ && c < closure_ + closureSize_;
+  }
 
  private:
   const void* object_;
+  const char* closure_;
+  size_t closureSize_;
   std::vector<Tensor> (*call_)(const void*, const std::vector<Tensor>&);
 };
 
@@ -397,6 +456,10 @@ class JitCore {
   /// call() without the call site: finds (or traces and compiles) the signature's entry and
   /// runs it.
   void dispatch(std::span<const Tensor* const> args, std::span<Tensor> results, TraceRef trace);
+  /// Errors raised in the lambda name the jit function ("jit 'mlp'") instead of the
+  /// compiler's spelling of the lambda's operator().
+  static bool isLambda(const SourceLoc& loc);
+  SourceLoc inJitFunction(const SourceLoc& loc) const;
   struct State;
   std::unique_ptr<State> state_;
 };
@@ -438,8 +501,11 @@ struct Results<std::pair<A, B>> : Results<std::tuple<A, B>> {
 
 /// A traced and compiled function. Calls with a new signature (dtype, shape and device of each
 /// argument) trace the lambda once and compile; calls with a known signature replay the
-/// compiled program without running the lambda. Tensors the lambda captures are read from their
-/// current storage on every call; host scalars in the lambda are constants of the trace.
+/// compiled program without running the lambda. A call gives what calling the lambda would:
+/// tensors it captures are read from the variables it read them through (captured by
+/// reference, members, elements), as they are at the call; rebinding such a variable is seen
+/// (a new shape traces again). By-value captures are the lambda's own copies. Host scalars and
+/// host-side control flow are constants of the trace.
 /// Threads: use tg from one host thread at a time. A JitFunction's signature cache, report and
 /// per-call buffers are unsynchronised (the per-call path takes no lock), and so is the
 /// runtime's pinned staging buffer for host <-> device copies; compilation, the kernel caches
@@ -498,7 +564,7 @@ class JitFunction {
           invoke(fn, symbolic, std::index_sequence_for<Args...>{}));
     };
     std::array<Tensor, detail::Results<R>::count> out;
-    core_->call(in, out, trace, site);
+    core_->call(in, out, detail::TraceRef(trace, fn_.get(), sizeof(F)), site);
     return detail::Results<R>::unflatten(out);
   }
 

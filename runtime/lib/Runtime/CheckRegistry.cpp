@@ -27,9 +27,18 @@ DevicePtr CheckRegistry::deviceFlag(Gpu& gpu) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!flag_) {
     flag_ = gpu.allocate(sizeof(int32_t));
-    gpu.fill(flag_->ptr(), 0, sizeof(int32_t));
+    gpu.fill(flag_->ptr(), 0, sizeof(int32_t), 1);
   }
   return flag_->ptr();
+}
+
+void CheckRegistry::releaseDeviceFlag() {
+  std::shared_ptr<DeviceBuffer> flag;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    flag.swap(flag_);
+    deviceMayHaveFailed_ = false;
+  }
 }
 
 std::optional<CheckFailure> CheckRegistry::takeFailure() {
@@ -45,7 +54,7 @@ std::optional<CheckFailure> CheckRegistry::takeFailure() {
       gpu->copyToHost(&deviceId, flag_->ptr(), sizeof(deviceId));  // waits for the stream
       deviceMayHaveFailed_ = false;
       if (deviceId != 0) {
-        gpu->fill(flag_->ptr(), 0, sizeof(int32_t));
+        gpu->fill(flag_->ptr(), 0, sizeof(int32_t), 1);
         if (id == 0) id = deviceId;
       }
     }

@@ -49,6 +49,8 @@ namespace tg::rt {
   X(cuMemcpyDtoHAsync)              \
   X(cuMemcpyDtoDAsync)              \
   X(cuMemsetD8Async)                \
+  X(cuMemsetD16Async)               \
+  X(cuMemsetD32Async)               \
   X(cuModuleLoadData)               \
   X(cuModuleUnload)                 \
   X(cuModuleGetFunction)            \

@@ -1,14 +1,16 @@
 //===- DiskCache.cpp - Kernel entries on disk: format, checks, atomic writes ===//
 #include "tg/Runtime/DiskCache.h"
 
+#include "tg/Support/FileIO.h"
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <random>
-#include <sstream>
+
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -79,13 +81,46 @@ std::string parse(const std::string& bytes, Parsed& out) {
   return {};
 }
 
-std::optional<std::string> readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+/// An entry file's bytes, or why there are none: `problem` is empty when nothing is there.
+struct EntryBytes {
+  std::optional<std::string> bytes;
+  std::string problem;
+  uint64_t size = 0;  ///< a regular file's size (also when it is too large to read)
+};
+
+/// Reads an entry only from a regular file of at most kMaxEntryBytes (readRegularFile).
+EntryBytes readEntry(const std::string& path) {
+  RegularFileRead read = readRegularFile(path, kMaxEntryBytes);
+  EntryBytes out{std::move(read.bytes), std::move(read.problem), read.size};
+  if (read.notRegular) {
+    out.problem = std::string(read.notRegular) + ", not a cache entry";
+  } else if (read.size > kMaxEntryBytes) {
+    out.problem = std::to_string(read.size) + " bytes, larger than the " +
+                  std::to_string(kMaxEntryBytes >> 20) + " MiB limit of an entry";
+  }
+  return out;
 }
+
+/// The paths in `dir` whose names are tg's: entries ("*.tgk") and, with `temporaries`, the
+/// temporary files of stores ("*.tgk.tmp.*"); sorted. Never throws on I/O errors.
+std::vector<fs::path> namesIn(const fs::path& dir, bool temporaries) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (it->path().extension() == ".tgk" ||
+        (temporaries && name.find(".tgk.tmp.") != std::string::npos))
+      out.push_back(it->path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// The first key field where `stored` differs from `wanted` (firstDifference's words), and how
+/// many differ; ("", 0) when all match.
+std::pair<std::string, size_t> compareFields(
+    const std::vector<std::pair<std::string, std::string>>& stored,
+    const std::vector<std::pair<std::string, std::string>>& wanted);
 
 std::string firstDifference(const std::string& name, const std::string& was,
                             const std::string& now) {
@@ -96,6 +131,26 @@ std::string firstDifference(const std::string& name, const std::string& was,
     if (was[i] == '\n') ++line;
   }
   return "source: differs from line " + std::to_string(line) + " (one is a prefix of the other)";
+}
+
+std::pair<std::string, size_t> compareFields(
+    const std::vector<std::pair<std::string, std::string>>& stored,
+    const std::vector<std::pair<std::string, std::string>>& wanted) {
+  if (stored.size() != wanted.size())
+    return {"the entry has " + std::to_string(stored.size()) + " key fields, not " +
+                std::to_string(wanted.size()),
+            wanted.size()};
+  std::string first;
+  size_t diffs = 0;
+  for (size_t i = 0; i < wanted.size(); ++i)
+    if (stored[i] != wanted[i]) {
+      if (first.empty())
+        first = stored[i].first != wanted[i].first
+                    ? "field " + stored[i].first + " where " + wanted[i].first + " belongs"
+                    : firstDifference(wanted[i].first, stored[i].second, wanted[i].second);
+      ++diffs;
+    }
+  return {first, diffs};
 }
 
 }  // namespace
@@ -145,15 +200,20 @@ void DiskCache::report(const std::string& problem) const {
 std::optional<std::string> DiskCache::load(const KernelKey& key, const std::string& kernelName) {
   if (dir_.empty()) return std::nullopt;
   const std::string path = pathFor(key, kernelName);
-  std::optional<std::string> bytes = readFile(path);
-  if (!bytes) return std::nullopt;
+  EntryBytes entry = readEntry(path);
+  std::string why = entry.problem;
   Parsed parsed;
-  if (std::string why = parse(*bytes, parsed); !why.empty()) {
+  if (entry.bytes) why = parse(*entry.bytes, parsed);
+  // A valid entry of another key at this name was copied (or renamed) here: the 64-bit name
+  // hash makes a true collision astronomically unlikely, so it is reported as corruption.
+  if (why.empty() && entry.bytes)
+    if (auto [first, diffs] = compareFields(parsed.fields, keyFields(key, kernelName)); diffs)
+      why = "holds the entry of another kernel (" + first + ")";
+  if (!why.empty()) {
     std::lock_guard<std::mutex> lock(mutex_);
     report(path + ": " + why + "; recompiling");
-    return std::nullopt;
   }
-  if (parsed.fields != keyFields(key, kernelName)) return std::nullopt;  // another key's file
+  if (!why.empty() || !entry.bytes) return std::nullopt;
   return std::move(parsed.cubin);
 }
 
@@ -177,51 +237,43 @@ void DiskCache::store(const KernelKey& key, const std::string& kernelName,
   bytes += cubin;
   put<uint64_t>(bytes, fnv1a(bytes.data(), bytes.size()));
 
-  const fs::path path = pathFor(key, kernelName);
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  fs::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rng());
-  bool ok = !ec;
-  if (ok) {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    ok = static_cast<bool>(out);
-  }
-  if (ok) {
-    fs::rename(tmp, path, ec);  // atomic: readers see the old file or the new one
-    ok = !ec;
-  }
-  if (!ok) {
-    fs::remove(tmp, ec);
+  const std::string path = pathFor(key, kernelName);
+  if (bytes.size() > kMaxEntryBytes) {
     std::lock_guard<std::mutex> lock(mutex_);
-    disabled_ = true;
-    report("cannot write to " + dir_ + "; keeping compiled kernels in memory only");
+    report(path + ": the entry would be " + std::to_string(bytes.size()) + " bytes, above the " +
+           std::to_string(kMaxEntryBytes >> 20) + " MiB limit; this kernel is kept in memory only");
+    return;
   }
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  WriteFailure failed;
+  if (ec)
+    failed.message = "cannot create " + fs::path(path).parent_path().string() + ": " + ec.message();
+  else
+    failed = writeFileAtomically(path, {bytes}, TargetPolicy::OwnedName);
+  if (!failed) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (failed.atTarget) {  // a directory at this entry's name: only this entry is lost
+    report(path + ": a directory, not a cache entry; this kernel is kept in memory only "
+                  "(`tgc cache clear` removes the directory when it is empty)");
+    return;
+  }
+  disabled_ = true;
+  report("cannot write to " + dir_ + " (" + failed.message +
+         "); keeping compiled kernels in memory only");
 }
 
 std::string DiskCache::explainMiss(const KernelKey& key, const std::string& kernelName) const {
   auto wanted = keyFields(key, kernelName);
   std::string best;
   size_t bestDiffs = SIZE_MAX;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(fs::path(dir_) / "kernels", ec)) {
-    if (entry.path().extension() != ".tgk") continue;
-    std::optional<std::string> bytes = readFile(entry.path().string());
+  for (const fs::path& file : namesIn(fs::path(dir_) / "kernels", /*temporaries=*/false)) {
+    EntryBytes entry = readEntry(file.string());
     Parsed parsed;
-    if (!bytes || !parse(*bytes, parsed).empty() || parsed.fields.size() != wanted.size() ||
-        parsed.fields[0].second != kernelName)
+    if (!entry.bytes || !parse(*entry.bytes, parsed).empty() ||
+        parsed.fields.size() != wanted.size() || parsed.fields[0].second != kernelName)
       continue;
-    size_t diffs = 0;
-    std::string first;
-    for (size_t i = 0; i < wanted.size(); ++i)
-      if (parsed.fields[i].second != wanted[i].second) {
-        if (first.empty())
-          first = firstDifference(wanted[i].first, parsed.fields[i].second, wanted[i].second);
-        ++diffs;
-      }
+    auto [first, diffs] = compareFields(parsed.fields, wanted);
     if (diffs == 0) return "an entry matches (it was stored after the lookup)";
     if (diffs < bestDiffs) {
       bestDiffs = diffs;
@@ -233,20 +285,23 @@ std::string DiskCache::explainMiss(const KernelKey& key, const std::string& kern
 
 std::vector<DiskEntryInfo> DiskCache::list() const {
   std::vector<DiskEntryInfo> out;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(fs::path(dir_) / "kernels", ec)) {
-    if (entry.path().extension() != ".tgk") continue;
+  for (const fs::path& file : namesIn(fs::path(dir_) / "kernels", /*temporaries=*/false)) {
     DiskEntryInfo info;
-    info.file = entry.path().string();
-    info.bytes = entry.file_size(ec);
-    if (std::optional<std::string> bytes = readFile(info.file)) {
+    info.file = file.string();
+    EntryBytes entry = readEntry(info.file);
+    info.problem = entry.problem;
+    info.bytes = entry.size;
+    if (entry.bytes) {
       Parsed parsed;
-      info.valid = parse(*bytes, parsed).empty();
+      info.problem = parse(*entry.bytes, parsed);
       for (const auto& [name, value] : parsed.fields) {
         if (name == "kernel") info.kernelName = value;
         if (name == "arch") info.arch = value;
       }
+    } else if (info.problem.empty()) {
+      continue;  // removed since the directory was read
     }
+    info.valid = info.problem.empty();
     out.push_back(std::move(info));
   }
   return out;
@@ -254,11 +309,22 @@ std::vector<DiskEntryInfo> DiskCache::list() const {
 
 size_t DiskCache::clear() {
   size_t removed = 0;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(fs::path(dir_) / "kernels", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.path().extension() == ".tgk" || name.find(".tgk.tmp.") != std::string::npos)
-      if (fs::remove(entry.path(), ec)) ++removed;
+  for (const fs::path& file : namesIn(fs::path(dir_) / "kernels", /*temporaries=*/true)) {
+    struct stat st;
+    if (::lstat(file.c_str(), &st) != 0) continue;  // removed meanwhile
+    // rmdir removes a directory only when it is empty: what is inside is never touched.
+    if (S_ISDIR(st.st_mode) ? ::rmdir(file.c_str()) == 0 : ::unlink(file.c_str()) == 0) {
+      ++removed;
+      continue;
+    }
+    const int err = errno;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (S_ISDIR(st.st_mode) && (err == ENOTEMPTY || err == EEXIST))
+      report(file.string() +
+             ": a directory that is not empty, not a cache entry; left in place (remove it "
+             "yourself if it is not needed)");
+    else
+      report(file.string() + ": cannot remove: " + std::strerror(err));
   }
   return removed;
 }

@@ -2,6 +2,7 @@
 #include "tg/Runtime/Gpu.h"
 
 #include "CudaDriver.h"
+#include "tg/Runtime/CheckRegistry.h"
 #include "tg/Support/Error.h"
 
 #include <algorithm>
@@ -113,6 +114,9 @@ Gpu* Gpu::get() {
       cuuint64_t threshold = UINT64_MAX;
       d->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
     }
+    // After the driver's own exit handler (registered by cuInit), so this one runs first.
+    static Gpu* opened = g;
+    std::atexit([] { opened->releaseProcessResources(); });
     return g;
   }();
   if (gpu) {
@@ -170,9 +174,13 @@ DevicePtr Gpu::takeSmall(size_t bytes) {
   try {
     slab = driverAllocate(kSlabBytes);
   } catch (const OutOfMemoryError&) {
-    return driverAllocate(size, bytes);
+    const DevicePtr alone = driverAllocate(size, bytes);
+    std::lock_guard<std::mutex> lock(keptMutex_);
+    slabs_.push_back({alone, size});
+    return alone;
   }
   std::lock_guard<std::mutex> lock(keptMutex_);
+  slabs_.push_back({slab, kSlabBytes});
   slabNext_ = slab + size;
   slabEnd_ = slab + kSlabBytes;
   return slab;
@@ -211,6 +219,7 @@ DevicePtr Gpu::driverAllocate(size_t bytes, size_t asked) {
                            std::to_string(total) + " free");
   }
   check(r, "cuMemAllocAsync");
+  driverBytes_.fetch_add(bytes, std::memory_order_relaxed);
   return ptr;
 }
 
@@ -218,10 +227,11 @@ void Gpu::release(DevicePtr ptr, size_t bytes) {
   if (caching_) {
     std::lock_guard<std::mutex> lock(keptMutex_);
     if (bytes <= kSmallBytes) {  // slab memory never goes back to the driver
+      if (released_) return;     // ... but at exit, all of it did
       smallFree_[roundSmall(bytes)].push_back(ptr);
       return;
     }
-    if (kept_.size() < kKeptBuffers) {
+    if (kept_.size() < kKeptBuffers && !released_) {
       if (kept_.capacity() < kKeptBuffers) kept_.reserve(kKeptBuffers);
       kept_.push_back({ptr, bytes});
       return;
@@ -229,6 +239,7 @@ void Gpu::release(DevicePtr ptr, size_t bytes) {
   }
   // Errors here (e.g. at process exit, after the driver shut down) cannot be reported.
   driverOf(driver_).cuMemFreeAsync(ptr, static_cast<CUstream>(stream_));
+  driverBytes_.fetch_sub(bytes, std::memory_order_relaxed);
 }
 
 void Gpu::freeKept() {
@@ -237,7 +248,38 @@ void Gpu::freeKept() {
     std::lock_guard<std::mutex> lock(keptMutex_);
     kept.swap(kept_);
   }
-  for (const Kept& k : kept) driverOf(driver_).cuMemFreeAsync(k.ptr, static_cast<CUstream>(stream_));
+  for (const Kept& k : kept) {
+    driverOf(driver_).cuMemFreeAsync(k.ptr, static_cast<CUstream>(stream_));
+    driverBytes_.fetch_sub(k.bytes, std::memory_order_relaxed);
+  }
+}
+
+void Gpu::releaseProcessResources() {
+  const CudaDriver& d = driverOf(driver_);
+  CUstream s = static_cast<CUstream>(stream_);
+  d.cuStreamSynchronize(s);  // nothing queued may still use what is freed (errors: exit anyway)
+  CheckRegistry::instance().releaseDeviceFlag();
+  freeKept();
+  std::vector<std::pair<DevicePtr, size_t>> slabs;
+  {
+    std::lock_guard<std::mutex> lock(keptMutex_);
+    released_ = true;
+    slabs.swap(slabs_);
+    smallFree_.clear();
+    slabNext_ = slabEnd_ = 0;
+  }
+  for (auto [slab, bytes] : slabs) {
+    d.cuMemFreeAsync(slab, s);
+    driverBytes_.fetch_sub(bytes, std::memory_order_relaxed);
+  }
+  if (staging_) {
+    d.cuEventSynchronize(static_cast<CUevent>(stagingFree_));
+    d.cuEventDestroy(static_cast<CUevent>(stagingFree_));
+    d.cuMemFreeHost(staging_);
+    staging_ = stagingFree_ = nullptr;
+    stagingBytes_ = 0;
+  }
+  d.cuStreamSynchronize(s);
 }
 
 std::pair<size_t, size_t> Gpu::memoryInfo() {
@@ -290,10 +332,21 @@ void Gpu::copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) {
           "cuMemcpyDtoDAsync");
 }
 
-void Gpu::fill(DevicePtr dst, uint8_t byte, size_t bytes) {
-  if (bytes)
-    check(driverOf(driver_).cuMemsetD8Async(dst, byte, bytes, static_cast<CUstream>(stream_)),
-          "cuMemsetD8Async");
+void Gpu::fill(DevicePtr dst, uint32_t pattern, size_t elementBytes, size_t count) {
+  if (!count) return;
+  const CudaDriver& d = driverOf(driver_);
+  CUstream s = static_cast<CUstream>(stream_);
+  switch (elementBytes) {
+    case 1:
+      return check(d.cuMemsetD8Async(dst, static_cast<unsigned char>(pattern), count, s),
+                   "cuMemsetD8Async");
+    case 2:
+      return check(d.cuMemsetD16Async(dst, static_cast<unsigned short>(pattern), count, s),
+                   "cuMemsetD16Async");
+    case 4:
+      return check(d.cuMemsetD32Async(dst, pattern, count, s), "cuMemsetD32Async");
+  }
+  throw Error("fill: elements of " + std::to_string(elementBytes) + " bytes are not supported");
 }
 
 void Gpu::synchronize() {

@@ -10,13 +10,12 @@
 //===----------------------------------------------------------------------===//
 #include "tg/Runtime/Nvrtc.h"
 
+#include "tg/Support/FileIO.h"
+
 #include <climits>
-#include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <vector>
 
 namespace tg::rt {
@@ -25,6 +24,8 @@ namespace {
 
 constexpr const char* kLibrary = "libnvrtc.so.13";
 constexpr const char* kRememberedFile = "nvrtc-version";
+/// A resolved library path, its size and mtime, and a version: far below this.
+constexpr uint64_t kMaxRememberedBytes = 64 * 1024;
 
 bool isFile(const std::string& path) {
   struct stat st;
@@ -60,9 +61,13 @@ std::string nvrtcLibraryIdentity() {
 
 std::optional<int> readRememberedNvrtcVersion(const std::string& dir, const std::string& identity) {
   if (dir.empty() || identity.empty()) return std::nullopt;
-  std::ifstream in(dir + "/" + kRememberedFile);
-  std::string line;
-  if (!std::getline(in, line)) return std::nullopt;
+  // A regular file of one short line only: a FIFO or a link to /dev/zero at the name is
+  // ignored (and replaced by the next rememberNvrtcVersion), never read.
+  RegularFileRead file = readRegularFile(dir + "/" + kRememberedFile, kMaxRememberedBytes);
+  if (!file.bytes) return std::nullopt;
+  const size_t end = file.bytes->find('\n');
+  if (end == std::string::npos) return std::nullopt;
+  const std::string line = file.bytes->substr(0, end);
   const size_t tab = line.rfind('\t');
   if (tab == std::string::npos || line.substr(0, tab) != identity) return std::nullopt;
   try {
@@ -77,20 +82,11 @@ std::optional<int> readRememberedNvrtcVersion(const std::string& dir, const std:
 
 void rememberNvrtcVersion(const std::string& dir, const std::string& identity, int version) {
   if (dir.empty() || identity.empty()) return;
-  // Written to a temporary file and renamed, like the cache's entries: a reader sees the old
-  // line or the new one. Failures (an unwritable directory) only cost the next start 10 ms.
-  const std::string tmp = dir + "/" + kRememberedFile + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return;
-    out << identity << '\t' << version << '\n';
-    if (!out.good()) {
-      out.close();
-      std::remove(tmp.c_str());
-      return;
-    }
-  }
-  if (std::rename(tmp.c_str(), (dir + "/" + kRememberedFile).c_str()) != 0) std::remove(tmp.c_str());
+  // Written like the cache's entries (a name tg owns): a reader sees the old line or the new
+  // one. A failure (an unwritable directory, a full disk) only costs the next start 10 ms.
+  (void)writeFileAtomically(dir + "/" + kRememberedFile,
+                            {identity + '\t' + std::to_string(version) + '\n'},
+                            TargetPolicy::OwnedName);
 }
 
 int nvrtcVersionRemembered(const std::string& dir) {

@@ -41,8 +41,20 @@ const std::vector<std::string>& artifactStages();
 rt::Plan compile(mlir::ModuleOp module, const PipelineOptions& options,
                  const ArtifactSink& sink = {}, bool wantPtx = false);
 
-/// Writes the artifacts of compiling `module` into directory `dir` (TG_DUMP); never throws
-/// (a dump that cannot be written is reported on stderr once).
-ArtifactSink directorySink(const std::string& dir, const std::string& prefix);
+/// What a directorySink could not write.
+struct DumpFailures {
+  size_t files = 0;   ///< artifacts handed to the sink
+  size_t failed = 0;  ///< of those, files that could not be written
+  std::string first;  ///< the first failure ("<file>: write error: No space left on device")
+};
+
+/// Writes each artifact into directory `dir` (created when missing) as
+/// "<prefix>.<fileName>", through tg::writeFileAtomically (a name tg owns: temporary file,
+/// checked writes, rename). Never throws, and a full disk or `ulimit -f` never kills the
+/// process. With `failures`, which must outlive the sink, failures are counted there for the
+/// caller to report (`tgc dump --out-dir` exits 1); without it (TG_DUMP in a user's program),
+/// the first failure in `dir` is reported on stderr, once per directory and process.
+ArtifactSink directorySink(const std::string& dir, const std::string& prefix,
+                           DumpFailures* failures = nullptr);
 
 }  // namespace tg::compiler

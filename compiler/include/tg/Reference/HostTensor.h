@@ -21,7 +21,7 @@ class HostTensor {
  public:
   HostTensor() = default;
   /// A tensor of `shape` with every byte zero. Throws tg::Error if `shape` breaks tg's size
-  /// limit (tensor_size_error) or the host has no memory for it.
+  /// limit (tensor_size_error), tg::OutOfMemoryError if the host has no memory for it.
   HostTensor(DType dtype, Shape shape);
   /// A tensor holding `bytes`, which must be exactly its size (the .npy reader's pipe path).
   static HostTensor fromBytes(DType dtype, Shape shape, std::vector<std::byte> bytes);

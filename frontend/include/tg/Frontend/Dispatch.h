@@ -27,8 +27,17 @@ Tensor applyOnGpu(graph::OpKind kind, const graph::OpAttrs& attrs,
                   const std::vector<Tensor>& operands, const graph::TensorType& result,
                   const Loc& loc);
 
+/// The element count of `type`, checked: throws tg::Error at `loc` for a negative extent or
+/// more than tg's size limit (tensor_size_error: 2^48 bytes).
+size_t checkedNumel(const graph::TensorType& type, std::string_view op, const Loc& loc);
+/// Memory for a tensor of `type`, or tg::OutOfMemoryError naming `op`, the bytes and `loc`.
+ref::HostTensor allocateHost(const graph::TensorType& type, std::string_view op, const Loc& loc);
+std::shared_ptr<rt::DeviceBuffer> allocateDevice(rt::Gpu& gpu, const graph::TensorType& type,
+                                                 std::string_view op, const Loc& loc);
+
 /// A tensor of `type` with every element `value` on `device` (a splat constant when tracing).
-Tensor full(const graph::TensorType& type, double value, Device device, const Loc& loc);
+Tensor full(const graph::TensorType& type, double value, Device device, const Loc& loc,
+            std::string_view op = "full");
 
 /// A tensor from host data on `device` (a constant when tracing).
 Tensor fromHost(ref::HostTensor host, Device device, const Loc& loc);

@@ -26,16 +26,40 @@ struct Signature {
 struct CompiledGraph {
   std::unique_ptr<Program> program;
   JitReport::Graph info;
+  /// Set when a break-free trace of this graph could not be replayed (the lambda runs on
+  /// every call): why.
+  std::string notReplayedBecause;
+};
+
+/// What a replay checks about one captured tensor: the variable it was read through still
+/// holds the tensor the trace saw (Binding.h).
+struct CaptureGuard {
+  BindingRef variable;
+  uint64_t version = 0;
+  bool direct = false;  ///< see CaptureSource::direct
+  SourceLoc loc;        ///< the op that first read it
 };
 
 /// One signature's way of running.
 struct Entry {
   Signature signature;
   /// Break-free: the one graph, replayed without running the lambda, with the tensors the
-  /// lambda captured as its trailing inputs. Null while the function has graph breaks (then
-  /// every call runs the lambda, and segments come from the graph cache).
+  /// lambda captured as its trailing inputs (checked by `guards` on every call). Null while
+  /// the function has graph breaks, or reads a captured tensor through a temporary (then every
+  /// call runs the lambda, and graphs come from the graph cache).
   CompiledGraph* graph = nullptr;
   std::vector<Tensor> captures;
+  std::vector<CaptureGuard> guards;  ///< one per capture
+};
+
+/// What one traced run of the lambda produced (runSegmented).
+struct SegmentedResult {
+  std::vector<Tensor> outputs;  ///< the lambda's results, concrete
+  bool broke = false;           ///< a graph break happened
+  /// Without a break: the one graph, and the captures it ran with and their sources.
+  CompiledGraph* only = nullptr;
+  std::vector<Tensor> captures;
+  std::vector<CaptureSource> sources;
 };
 
 struct JitState {
@@ -48,7 +72,6 @@ struct JitState {
   /// never compiled again.
   std::map<std::string, std::unique_ptr<CompiledGraph>> graphs;
   JitReport report;
-  bool warnedRecompiles = false;
 
   /// The compiled graph of `trace` on `device`, compiling it on first sight.
   CompiledGraph& graphFor(const Trace& trace, Device device);
@@ -58,9 +81,7 @@ struct JitState {
 
 /// Runs the lambda with tracing, cutting the trace at every graph break: each segment is
 /// compiled (or found) and run, and the tensors the lambda still holds become concrete.
-/// Returns the lambda's results (concrete) and whether any break happened.
-std::vector<Tensor> runSegmented(JitState& state, const std::vector<Tensor>& args,
-                                 const Signature& signature, TraceRef fn, bool& broke,
-                                 CompiledGraph** onlyGraph, std::vector<Tensor>* onlyCaptures);
+SegmentedResult runSegmented(JitState& state, const std::vector<Tensor>& args,
+                             const Signature& signature, TraceRef fn);
 
 }  // namespace tg::detail

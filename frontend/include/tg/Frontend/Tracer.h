@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tg/Frontend/Binding.h"
 #include "tg/Frontend/TensorImpl.h"
 #include "tg/Graph/OpKind.h"
 #include "tg/Reference/HostTensor.h"
@@ -28,11 +29,22 @@ struct TraceNode {
   bool splat = false;           ///< Constant: one value repeated over `type.shape`.
 };
 
+/// Where a captured tensor came from: the variable the lambda read it through (Binding.h).
+struct CaptureSource {
+  BindingRef variable;
+  uint64_t version = 0;  ///< the variable's version when the trace read it
+  /// The variable held this very tensor (not a copy of an older one that the lambda kept):
+  /// when the variable is rebound to a tensor of the same type, a replay may read that tensor.
+  bool direct = false;
+  SourceLoc loc;         ///< the op that first read it
+};
+
 struct Trace {
   std::vector<TraceNode> nodes;
   std::vector<int> outputs;     ///< Node index of each result, in order.
   size_t numArgs = 0;           ///< Inputs [0, numArgs) are the call's arguments ...
-  std::vector<Tensor> captures; ///< ... and the rest are these captured tensors, in order.
+  std::vector<Tensor> captures; ///< ... and the rest are these captured tensors, in order,
+  std::vector<CaptureSource> captureSources;  ///< read through these variables.
 };
 
 /// A string that is equal for two traces exactly when they describe the same computation:
@@ -50,7 +62,16 @@ class BreakHandler {
 
 class Tracer {
  public:
-  explicit Tracer(size_t numArgs) { trace_.numArgs = numArgs; }
+  explicit Tracer(size_t numArgs);
+  ~Tracer();
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  /// A number no other tracer of the process has.
+  uint64_t id() const { return id_; }
+  /// The link from this trace's copies to `variable` (one per variable; Binding.h), with a
+  /// reference for the caller. Takes over the caller's reference to `variable`.
+  Binding* linkTo(Binding* variable);
 
   /// The tracer recording on this thread, or null.
   static Tracer* current();
@@ -85,7 +106,10 @@ class Tracer {
   Tensor recordConstant(ref::HostTensor value, const graph::TensorType& type, bool splat,
                         const SourceLoc& loc);
   /// Marks the lambda's results. A concrete result (a captured tensor returned unchanged) is
-  /// captured first.
+  /// captured first. Call when the lambda has returned: a copy this trace made that still
+  /// exists then (other than `outputs` and the trace's own) is kept by the program (a member
+  /// the lambda assigned, say), so the capture it leads to is not `direct`: a rebinding of its
+  /// variable then runs the lambda again, which reads the kept copy.
   void setOutputs(const std::vector<Tensor>& outputs);
 
   /// Stops recording; symbolic tensors of this trace are invalid from now on.
@@ -93,7 +117,6 @@ class Tracer {
   bool active() const { return active_; }
   const Trace& trace() const { return trace_; }
   Device device() const { return device_; }
-  void setDevice(Device device) { device_ = device; }
   /// The symbolic tensors of this trace that the program still holds (the values a graph
   /// break must compute, since the lambda may use any of them later).
   std::vector<Tensor> liveSymbolic() const;
@@ -102,15 +125,19 @@ class Tracer {
   BreakHandler* breakHandler() const { return breakHandler_; }
 
  private:
-  /// The node index of `t` in this trace, capturing it if it is concrete.
-  int valueOf(const Tensor& t);
+  /// The node index of `t` in this trace, capturing it (first read by the op at `loc`) if it
+  /// is concrete. One input per variable: two variables holding the same tensor are two
+  /// inputs, so that rebinding either is seen.
+  int valueOf(const Tensor& t, const SourceLoc& loc);
   Tensor symbolic(int node);
 
   Trace trace_;
+  uint64_t id_;
+  std::unordered_map<const Binding*, Binding*> links_;  // variable -> link (one reference)
   bool active_ = true;
   Device device_ = Device::CPU;
   std::weak_ptr<Tracer> self_;
-  std::unordered_map<const TensorImpl*, int> captured_;
+  std::unordered_map<const Binding*, int> captured_;  // by variable
   std::vector<std::weak_ptr<TensorImpl>> created_;
   BreakHandler* breakHandler_ = nullptr;
 };

@@ -39,6 +39,8 @@ class CheckRegistry {
   /// The first failure since the last call, if any, and clears it. Reads the device flag
   /// (a 4-byte copy) only when checks were launched; call at sync points.
   std::optional<CheckFailure> takeFailure();
+  /// Frees the device flag (at exit: Gpu::releaseProcessResources); a later use makes a new one.
+  void releaseDeviceFlag();
 
  private:
   struct Site {

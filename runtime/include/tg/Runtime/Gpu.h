@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -104,6 +105,8 @@ class Gpu {
   static const std::string& unavailableReason();
 
   const DeviceInfo& info() const { return info_; }
+  /// False under TG_NO_MEMORY_CACHING=1 (every allocation goes to the driver).
+  bool cachesMemory() const { return caching_; }
 
   /// Stream-ordered allocation: no host sync, and usually no driver call either:
   ///  - small buffers (up to kSmallBytes) are carved from 2 MiB slabs, in kSmallAlign steps;
@@ -124,7 +127,9 @@ class Gpu {
   /// Device -> host; waits for the stream (a sync point).
   void copyToHost(void* dst, DevicePtr src, size_t bytes);
   void copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes);
-  void fill(DevicePtr dst, uint8_t byte, size_t bytes);
+  /// Sets `count` elements of `elementBytes` (1, 2 or 4) at `dst` to the bit pattern
+  /// `pattern` (its low bytes), queued on tg's stream.
+  void fill(DevicePtr dst, uint32_t pattern, size_t elementBytes, size_t count);
   /// Waits until all queued work is done; throws tg::Error if a kernel failed.
   void synchronize();
 
@@ -147,13 +152,23 @@ class Gpu {
 
   /// tg's stream, as a CUstream.
   void* stream() const { return stream_; }
-  /// Free and total device memory in bytes.
+  /// Free and total device memory in bytes (the whole device's: other processes count).
   std::pair<size_t, size_t> memoryInfo();
+  /// Device memory this process's tg holds from the driver now (live buffers, slabs, kept
+  /// buffers): what tests of tg's own memory use compare, whatever else runs on the GPU.
+  size_t bytesFromDriver() const { return driverBytes_.load(std::memory_order_relaxed); }
 
   static constexpr size_t kSmallBytes = size_t(1) << 20;
   static constexpr size_t kSmallAlign = 512;
   static constexpr size_t kSlabBytes = size_t(2) << 20;
   static constexpr size_t kKeptBuffers = 64;
+
+  /// Returns what tg holds for the whole process to the driver: the pinned staging buffer, the
+  /// tg::check flag, the small-buffer slabs and the kept large buffers (after waiting for the
+  /// stream). Runs at exit (registered when the GPU is opened), so that a leak checker sees
+  /// every allocation freed; buffers released after it go straight to the driver (small ones,
+  /// whose slab is gone, to nobody).
+  void releaseProcessResources();
 
   // Used by DeviceBuffer and Module.
   /// Keeps the `bytes` at `ptr` for reuse by allocate() (see there), or frees them
@@ -198,6 +213,10 @@ class Gpu {
   // Small buffers: free lists by rounded size, and the unused rest of the current slab.
   std::unordered_map<size_t, std::vector<DevicePtr>> smallFree_;
   DevicePtr slabNext_ = 0, slabEnd_ = 0;
+  // Every driver allocation that small buffers are carved from, with its size.
+  std::vector<std::pair<DevicePtr, size_t>> slabs_;
+  std::atomic<size_t> driverBytes_{0};
+  bool released_ = false;         // releaseProcessResources() ran
 };
 
 }  // namespace tg::rt

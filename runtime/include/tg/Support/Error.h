@@ -29,6 +29,10 @@ struct SourceLoc {
   bool known() const { return !file.empty(); }
   /// "file:line" (or "<unknown location>").
   std::string str() const;
+  /// `function` as a person reads it: template argument lists shortened to "<...>", a lambda
+  /// as "a lambda in f()" instead of the compiler's spelling of its operator() (empty if
+  /// unknown).
+  std::string readableFunction() const;
 };
 
 /// The exception for every user-facing failure. what() reads
