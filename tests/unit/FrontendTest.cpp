@@ -214,6 +214,8 @@ TEST(Errors, FunctionNamesAreReadable) {
             "a lambda in tgtest::{anonymous}::fixedArity<...>(ProgramFn, std::index_sequence<...>)");
   EXPECT_EQ(readable("auto main()::(anonymous class)::operator()(const tg::Tensor &) const"),
             "a lambda in main()");
+  EXPECT_EQ(readable("auto main()::(lambda)::operator()(const tg::Tensor &) const"),  // clang-22
+            "a lambda in main()");
   EXPECT_EQ(readable("virtual void Suite_Test::TestBody()"), "virtual void Suite_Test::TestBody()");
   EXPECT_EQ(readable("bool operator<(const A&, const B&)"), "bool operator<(const A&, const B&)");
   EXPECT_EQ(readable("std::ostream& operator<<(std::ostream&, const X<int>&)"),

@@ -38,10 +38,12 @@ std::string shortenTemplates(const std::string& name) {
 
 std::string SourceLoc::readableFunction() const {
   std::string name = shortenTemplates(function);
-  // GCC and Clang spell a lambda's call operator "f()::<lambda(args)>" (GCC) or
-  // "auto f()::(anonymous class)::operator()(args) const" (Clang).
+  // GCC and Clang spell a lambda's call operator "f()::<lambda(args)>" (GCC),
+  // "auto f()::(anonymous class)::operator()(args) const" (older Clang) or
+  // "auto f()::(lambda)::operator()(args) const" (Clang 22, found by the sanitizer build).
   size_t lambda = name.find("::<lambda");
   if (lambda == std::string::npos) lambda = name.find("::(anonymous class)");
+  if (lambda == std::string::npos) lambda = name.find("::(lambda)");
   if (lambda != std::string::npos) {
     std::string outer = name.substr(0, lambda);
     if (size_t space = outer.rfind(' ', outer.find('(')); space != std::string::npos)

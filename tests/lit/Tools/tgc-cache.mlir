@@ -16,9 +16,9 @@
 // regression, a hang or reading /dev/zero, into a failure). `clear` removes them all.
 // RUN: rm -rf %t.odd && mkdir -p %t.odd/kernels/1111111111111111.tgk
 // RUN: mkfifo %t.odd/kernels/2222222222222222.tgk && ln -s /dev/zero %t.odd/kernels/3333333333333333.tgk
-// RUN: timeout 60 sh -c 'ulimit -v 4000000; exec tgc cache stats --dir=%t.odd' | FileCheck %s --check-prefix=ODDSTATS
+// RUN: timeout 60 sh -c '%limit_memory_4g; exec tgc cache stats --dir=%t.odd' | FileCheck %s --check-prefix=ODDSTATS
 // ODDSTATS: 3 entries (0 valid, 3 corrupt or foreign), 0 bytes
-// RUN: timeout 60 sh -c 'ulimit -v 4000000; exec tgc cache list --dir=%t.odd' | FileCheck %s --check-prefix=ODDLIST
+// RUN: timeout 60 sh -c '%limit_memory_4g; exec tgc cache list --dir=%t.odd' | FileCheck %s --check-prefix=ODDLIST
 // ODDLIST-DAG: INVALID{{ +}}0 bytes {{.*}}1111111111111111.tgk (a directory, not a cache entry)
 // ODDLIST-DAG: INVALID{{ +}}0 bytes {{.*}}2222222222222222.tgk (a FIFO, not a cache entry)
 // ODDLIST-DAG: INVALID{{ +}}0 bytes {{.*}}3333333333333333.tgk (a symbolic link, not a cache entry)
