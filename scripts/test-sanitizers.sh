@@ -55,6 +55,8 @@ ctest --test-dir "$build" --output-on-failure -j "$jobs" -L 'lit|unit'
 # Each fuzz target for a bounded time on a copy of its seed corpus (new inputs stay out of the
 # repository). A crash, a sanitizer finding, an input slower than -timeout seconds or a process
 # past -rss_limit_mb (or one allocation past it) fails, printing the input that did it.
+# A fixed -seed (TG_FUZZ_SEED, default 1; 0 lets libFuzzer pick) makes CI's runs repeat the
+# same mutations, so a finding there can be reproduced and does not come and go by chance.
 for target in ir npy; do
   work="$(mktemp -d)"
   mkdir "$work/corpus"
@@ -63,7 +65,7 @@ for target in ir npy; do
   [ -f "$root/tests/fuzz/$target.dict" ] && dict=("-dict=$root/tests/fuzz/$target.dict")
   echo "tg: fuzzing $target for ${fuzz_seconds} s"
   if ! (cd "$work" && "$build/tests/fuzz/tg_fuzz_$target" "$work/corpus" "${dict[@]}" \
-          -max_total_time="$fuzz_seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+          -seed="${TG_FUZZ_SEED:-1}" -max_total_time="$fuzz_seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
           -print_final_stats=1 -artifact_prefix="$work/" >"$work/log" 2>&1); then
     tail -n 60 "$work/log"
     for a in "$work"/crash-* "$work"/timeout-* "$work"/oom-* "$work"/leak-*; do
