@@ -101,12 +101,19 @@ bool sameExpr(const IndexExpr& x, const IndexExpr& y) {
 std::string IndexExpr::str(const std::string& suffix) const {
   const Node& n = *node_;
   auto lit = [&](int64_t v) { return std::to_string(v) + suffix; };
+  // The operand of /, % and *: a sum binds looser than they do in C, so it is parenthesised
+  // ("(a + b) % 4", never "a + b % 4"). Products and quotients need none: C's * / % are
+  // left-associative at one precedence, so "a * 4 / 8" is (a * 4) / 8.
+  auto operand = [&](const std::shared_ptr<const Node>& a) {
+    std::string s = IndexExpr(a).str(suffix);
+    return a->kind == Node::Add ? "(" + s + ")" : s;
+  };
   switch (n.kind) {
     case Node::Var: return n.name;
     case Node::Const: return lit(n.value);
-    case Node::Div: return "(" + IndexExpr(n.a).str(suffix) + " / " + lit(n.value) + ")";
-    case Node::Mod: return "(" + IndexExpr(n.a).str(suffix) + " % " + lit(n.value) + ")";
-    case Node::Mul: return IndexExpr(n.a).str(suffix) + " * " + lit(n.value);
+    case Node::Div: return "(" + operand(n.a) + " / " + lit(n.value) + ")";
+    case Node::Mod: return "(" + operand(n.a) + " % " + lit(n.value) + ")";
+    case Node::Mul: return operand(n.a) + " * " + lit(n.value);
     case Node::Add: return IndexExpr(n.a).str(suffix) + " + " + IndexExpr(n.b).str(suffix);
   }
   return "?";
