@@ -130,10 +130,13 @@ class JitProgram {
   JitProgram(ProgramFn fn, size_t numInputs, size_t numOutputs, tg::JitOptions options = {});
   std::vector<tg::Tensor> operator()(const std::vector<tg::Tensor>& inputs) const;
   std::string ir() const { return ir_(); }
+  /// Kernels one run launches, over every compiled graph (segments of a broken program).
+  size_t kernels() const;
 
  private:
   std::function<std::vector<tg::Tensor>(const std::vector<tg::Tensor>&)> call_;
   std::function<std::string()> ir_;
+  std::function<tg::JitReport()> report_;
 };
 
 /// One call of a fresh jit function of `program` (trace, compile, run).

@@ -93,7 +93,14 @@ JitProgram::JitProgram(ProgramFn fn, size_t numInputs, size_t numOutputs,
       return std::apply([](auto&... r) { return std::vector<tg::Tensor>{r...}; }, results);
     };
     ir_ = [f] { return f->ir(); };
+    report_ = [f] { return f->report(); };
   });
+}
+
+size_t JitProgram::kernels() const {
+  size_t n = 0;
+  for (const tg::JitReport::Graph& g : report_().graphs) n += g.kernels;
+  return n;
 }
 
 std::vector<tg::Tensor> JitProgram::operator()(const std::vector<tg::Tensor>& inputs) const {

@@ -503,6 +503,8 @@ void checkOnCuda(const tgtest::RandomProgram& p, const std::vector<Tensor>& in,
                                             [&] { return toCpu(fusedJit(gpuIn)); });
   const std::vector<Tensor> unfused = guarded("tg::jit unfused on cuda", OutcomeKind::Crash, true,
                                               [&] { return toCpu(unfusedJit(gpuIn)); });
+  outcome.kernelsFused = static_cast<int>(fusedJit.kernels());
+  outcome.kernelsUnfused = static_cast<int>(unfusedJit.kernels());
   if (verbose) std::printf("fused IR:\n%s", fusedJit.ir().c_str());
   // The fused kernels keep 16-bit values in f32: compare with the interpreter doing the same
   // (a program with graph breaks has no single module: the op-by-op reference, whose

@@ -236,7 +236,16 @@ std::vector<SeedResult> runPool(const std::vector<uint64_t>& seeds, const PoolOp
     ++w.assigned;
   };
 
-  while (results.size() < seeds.size()) {
+  const Clock::time_point begin = Clock::now();
+  auto running = [&] {
+    for (const Worker& w : workers)
+      if (w.pid >= 0 && w.busy) return true;
+    return false;
+  };
+  while (!queue.empty() || running()) {
+    if (options.deadlineSeconds > 0 &&
+        std::chrono::duration<double>(Clock::now() - begin).count() > options.deadlineSeconds)
+      queue.clear();  // past the deadline: what runs now finishes, nothing new starts
     for (Worker& w : workers) assign(w);
     std::vector<pollfd> fds;
     std::vector<Worker*> owners;
@@ -293,6 +302,9 @@ std::vector<SeedResult> runPool(const std::vector<uint64_t>& seeds, const PoolOp
       r.outcome.features = splitFeatures(features);
       r.seconds = h.seconds;
       w.busy = false;
+      // A worker exits after a failure (workerMain): it must not be handed the next seed, which
+      // it would never read (and whose EOF would then look like a crash of that seed).
+      if (r.outcome.kind != OutcomeKind::Ok) w.assigned = options.recycleAfter;
       record(std::move(r));
     }
     // Hangs: a program past the time limit.

@@ -30,10 +30,13 @@ struct PoolOptions {
   int jobs = 1;
   double timeoutSeconds = 120;
   int recycleAfter = 250;
+  /// After this many seconds (0: never) no more seeds are handed out; the programs running
+  /// then finish. The seeds run are a prefix of `seeds` (they are handed out in order).
+  double deadlineSeconds = 0;
 };
 
-/// Runs `work` on every seed in worker processes; `onResult` is called in the parent as each
-/// result arrives. Returns the results in seed order.
+/// Runs `work` on every seed (up to the deadline) in worker processes; `onResult` is called in
+/// the parent as each result arrives. Returns the results in seed order.
 std::vector<SeedResult> runPool(const std::vector<uint64_t>& seeds, const PoolOptions& options,
                                 const std::function<Outcome(uint64_t)>& work,
                                 const std::function<void(const SeedResult&)>& onResult);

@@ -3,6 +3,7 @@
 //   tg_random_programs --count N --first-seed S --jobs J --device cpu|cuda
 //                      [--features all|none|LIST] [--json FILE] [--verbose] [--timeout SEC]
 //                      [--legacy] [--nvrtc all|fused|none] [--recycle N] [--cuda-on-cpu]
+//                      [--deadline SEC]
 //
 // Builds the richer random program of every seed in [S, S + N) (tests/common/RandomGraph.h),
 // checks it on the device (ProgramCheck.h: fused, unfused and the interpreter against the
@@ -22,6 +23,9 @@
 // mode): compile the kernels of both plans (all, the default), of the fused plan only, or none
 // (every plan is still generated). --cuda-on-cpu runs the cuda mode with CPU tensors (the
 // interpreter stands in for the GPU): its comparisons and plumbing, checked without a GPU.
+// --deadline SEC hands out no seed after SEC seconds (the programs running then finish): the
+// line above counts the seeds that ran (always the first ones) and says how many did not; the
+// exit status is then 3 when everything that ran was ok.
 //
 //===----------------------------------------------------------------------===//
 #include "ProgramCheck.h"
@@ -57,6 +61,7 @@ struct Args {
   CheckOptions::Nvrtc nvrtc = CheckOptions::Nvrtc::All;
   int recycle = 250;
   bool cudaOnCpu = false;
+  double deadline = 0;
 };
 
 [[noreturn]] void usage(const std::string& why) {
@@ -66,7 +71,7 @@ struct Args {
                "                          [--features all|none|reductions,composites,matmuls,layouts,casts,\n"
                "                           constants,breaks,checks] [--json FILE] [--verbose]\n"
                "                          [--timeout SEC] [--legacy] [--nvrtc all|fused|none] [--recycle N]\n"
-               "                          [--cuda-on-cpu]\n",
+               "                          [--cuda-on-cpu] [--deadline SEC]\n",
                why.c_str());
   std::exit(2);
 }
@@ -101,6 +106,7 @@ Args parse(int argc, char** argv) {
     }
     else if (s == "--recycle") a.recycle = std::max(1, std::stoi(value()));
     else if (s == "--cuda-on-cpu") a.cudaOnCpu = true;
+    else if (s == "--deadline") a.deadline = std::stod(value());
     else usage("unknown argument " + s);
   }
   return a;
@@ -179,6 +185,7 @@ int main(int argc, char** argv) {
   pool.jobs = args.jobs;
   pool.timeoutSeconds = args.timeout;
   pool.recycleAfter = args.recycle;
+  pool.deadlineSeconds = args.deadline;
   std::vector<SeedResult> results = runPool(
       seeds, pool, [&](uint64_t seed) { return checkProgram(seed, check); },
       [&](const SeedResult& r) {
@@ -220,8 +227,14 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(counts[OutcomeKind::Crash]));
   if (counts[OutcomeKind::Invalid])
     std::printf(", invalid program %llu", static_cast<unsigned long long>(counts[OutcomeKind::Invalid]));
-  std::printf(" (seeds %llu..%llu, %d jobs, %.1f s)\n", static_cast<unsigned long long>(args.firstSeed),
-              static_cast<unsigned long long>(args.firstSeed + args.count - 1), args.jobs, seconds);
+  // The seeds that ran: the first results.size() ones (the pool hands them out in order).
+  std::printf(" (seeds %llu..%llu, %d jobs, %.1f s", static_cast<unsigned long long>(args.firstSeed),
+              static_cast<unsigned long long>(args.firstSeed + results.size() - 1), args.jobs, seconds);
+  const uint64_t notRun = args.count - results.size();
+  if (notRun)
+    std::printf("; stopped at the %g s deadline: %llu of %llu seeds not run", args.deadline,
+                static_cast<unsigned long long>(notRun), static_cast<unsigned long long>(args.count));
+  std::printf(")\n");
   for (const SeedResult& r : results)
     if (r.outcome.kind != OutcomeKind::Ok)
       std::printf("  seed %llu: %s: %s | reproduce: %s --first-seed %llu --count 1 --verbose\n",
@@ -249,6 +262,7 @@ int main(int argc, char** argv) {
     std::ofstream out(args.json);
     out << "{\n  \"device\": " << jsonString(args.device == tg::Device::CUDA ? "cuda" : "cpu")
         << ",\n  \"first_seed\": " << args.firstSeed << ",\n  \"count\": " << args.count
+        << ",\n  \"run\": " << results.size()
         << ",\n  \"jobs\": " << args.jobs << ",\n  \"features\": " << jsonString(args.features)
         << ",\n  \"legacy\": " << (args.legacy ? "true" : "false") << ",\n  \"seconds\": " << seconds
         << ",\n  \"counts\": {";
@@ -288,5 +302,5 @@ int main(int argc, char** argv) {
     }
     out << "\n  ]\n}\n";
   }
-  return failures == 0 ? 0 : 1;
+  return failures != 0 ? 1 : notRun != 0 ? 3 : 0;
 }
