@@ -454,6 +454,15 @@ TEST(Tuning, MatmulKnobsReachTheKernelAndBadValuesAreErrors) {
   EXPECT_NE(c.plan.kernels[0].source.find("#define TG_GROUP_M 4"), std::string::npos);
   EXPECT_EQ(c.plan.launches[0].dims.grid[0], 7u);
 
+  EXPECT_NE(c.plan.kernels[0].source.find("#define TG_TMA_STORE 1"), std::string::npos);
+  EXPECT_NE(c.plan.kernels[0].summary.find("TMA-store epilogue"), std::string::npos);
+
+  t = {};
+  t.gemmDirectStore = 1;
+  c = compileIr(ir, true, "sm_90a", t);
+  EXPECT_NE(c.plan.kernels[0].source.find("#define TG_TMA_STORE 0"), std::string::npos);
+  EXPECT_NE(c.plan.kernels[0].summary.find("direct-store epilogue"), std::string::npos);
+
   t = {};
   t.matmulPath = "mma_sync";
   c = compileIr(ir, true, "sm_90a", t);
@@ -476,14 +485,15 @@ TEST(Tuning, MatmulKnobsReachTheKernelAndBadValuesAreErrors) {
 
 TEST(Tuning, TheEnvironmentIsReadByOneFunction) {
   const char* names[] = {"TG_MATMUL_PATH", "TG_GEMM_SCHEDULE", "TG_GEMM_GROUP", "TG_GEMM_CTAS",
-                         "TG_BLOCK", "TG_UNROLL", "TG_CACHE_HINT", "TG_BLOCKS_PER_SM"};
+                         "TG_BLOCK", "TG_UNROLL", "TG_CACHE_HINT", "TG_BLOCKS_PER_SM",
+                         "TG_GEMM_DIRECT_STORE"};
   for (const char* n : names) unsetenv(n);
   const tg::codegen::Tuning none = tg::codegen::tuningFromEnvironment();
   EXPECT_TRUE(none.matmulPath.empty() && none.gemmSchedule.empty());
   EXPECT_EQ(none.elementwiseBlock + none.elementwiseUnroll + none.cacheHint + none.blocksPerSm +
-                none.gemmCtas + none.gemmGroupM,
+                none.gemmCtas + none.gemmGroupM + none.gemmDirectStore,
             0);
-  const char* values[] = {"simt", "pingpong", "4", "100", "128", "3", "2", "8"};
+  const char* values[] = {"simt", "pingpong", "4", "100", "128", "3", "2", "8", "1"};
   for (size_t i = 0; i < std::size(names); ++i) setenv(names[i], values[i], 1);
   const tg::codegen::Tuning t = tg::codegen::tuningFromEnvironment();
   for (const char* n : names) unsetenv(n);
@@ -495,6 +505,7 @@ TEST(Tuning, TheEnvironmentIsReadByOneFunction) {
   EXPECT_EQ(t.elementwiseUnroll, 3);
   EXPECT_EQ(t.cacheHint, 2);
   EXPECT_EQ(t.blocksPerSm, 8);
+  EXPECT_EQ(t.gemmDirectStore, 1);
 }
 
 TEST(KernelCount, SumOfExpIsTwoKernels) {

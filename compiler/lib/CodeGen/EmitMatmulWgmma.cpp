@@ -145,9 +145,11 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
                                      : operandMap(dt, batchB, K, N, 64, 64)});
 
   // A single 2-byte result whose rows TMA can address is staged in shared memory and stored by
-  // TMA, overlapping the next tile's mainloop (the direct stores cost ~12% at 8192x4096x4096).
+  // TMA, overlapping the next tile's mainloop (the direct stores cost ~12% at 8192x4096x4096),
+  // unless Tuning::gemmDirectStore (TG_GEMM_DIRECT_STORE) asks for direct stores.
   const DType resultType = dtypeOfValue(fusion.getResult(0));
-  const bool tmaStore = fusion.getNumResults() == 1 && dtype_size(resultType) == 2 && N % 8 == 0;
+  const bool tmaStore = !options.tuning.gemmDirectStore && fusion.getNumResults() == 1 &&
+                        dtype_size(resultType) == 2 && N % 8 == 0;
   const int64_t batchC = rc > 2 ? batch : 0;
   if (tmaStore) {
     rt::TensorMapSpec c = operandMap(resultType, batchC, M, N, 64, 64);

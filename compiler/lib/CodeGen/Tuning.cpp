@@ -23,6 +23,7 @@ Tuning tuningFromEnvironment() {
   readString("TG_GEMM_SCHEDULE", t.gemmSchedule);
   readInt("TG_GEMM_GROUP", t.gemmGroupM);
   readInt("TG_GEMM_CTAS", t.gemmCtas);
+  readInt("TG_GEMM_DIRECT_STORE", t.gemmDirectStore);
   readInt("TG_BLOCK", t.elementwiseBlock);
   readInt("TG_UNROLL", t.elementwiseUnroll);
   readInt("TG_CACHE_HINT", t.cacheHint);

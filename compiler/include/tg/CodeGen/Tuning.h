@@ -23,6 +23,9 @@ struct Tuning {
   std::string gemmSchedule;
   int gemmGroupM = 0;        ///< TG_GEMM_GROUP: tile rows per group of the wgmma tile order
   int gemmCtas = 0;          ///< TG_GEMM_CTAS: CTAs of a wgmma matmul
+  /// TG_GEMM_DIRECT_STORE=1: wgmma matmuls store their result with ordinary stores, never by
+  /// TMA. For compute-sanitizer's initcheck, which does not see the TMA unit's writes.
+  int gemmDirectStore = 0;
   int elementwiseBlock = 0;  ///< TG_BLOCK: threads per block of elementwise kernels
   int elementwiseUnroll = 0; ///< TG_UNROLL: vector steps per thread whose loads issue together
   int cacheHint = 0;         ///< TG_CACHE_HINT: 0-2, the load cache operator (tg_ld16)
