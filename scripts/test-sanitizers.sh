@@ -45,7 +45,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" \
   -DTG_STATIC_LLVM=OFF -DTG_BUILD_BENCHMARKS=OFF -DTG_BUILD_EXAMPLES=OFF -DTG_BUILD_GPU_TESTS=OFF \
   -DCMAKE_PREFIX_PATH=/usr/lib/llvm-22 -DCUDAToolkit_ROOT="$cuda" >/dev/null
-ninja -C "$build" -j "$jobs" tg-opt tgc tg_unit_tests tg_random_programs tg_fuzz_ir tg_fuzz_npy
+ninja -C "$build" -j "$jobs" tg-opt tgc tg_unit_tests tg_random_programs tg_worker_pool_tests tg_fuzz_ir tg_fuzz_npy
 echo "tg: sanitizer build took $(( $(date +%s) - start )) s"
 
 # The CPU suite: lit (tg-opt, tgc), the unit tests and 200 random programs
