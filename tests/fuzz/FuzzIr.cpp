@@ -43,10 +43,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const size_t hash = std::hash<std::string_view>{}(text);
   tg::compiler::PipelineOptions options;
-  options.arch = hash % 3 == 0 ? "sm_90a" : hash % 3 == 1 ? "sm_80" : "sm_75";
+  options.codegen.arch = hash % 3 == 0 ? "sm_90a" : hash % 3 == 1 ? "sm_80" : "sm_75";
   options.fuse = (hash / 3) % 4 != 0;
-  options.smCount = 132;
-  if ((hash / 12) % 5 == 0) options.precision = tg::Precision::Accurate;
+  options.codegen.smCount = 132;
+  if ((hash / 12) % 5 == 0) options.codegen.precision = tg::Precision::Accurate;
 
   mlir::OwningOpRef<mlir::ModuleOp> module =
       tg::compiler::parseTgModule(llvm::StringRef(text.data(), text.size()), "fuzz.mlir", context);

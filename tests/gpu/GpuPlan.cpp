@@ -18,11 +18,8 @@ tg::rt::Plan planFor(const std::string& ir, tg::rt::Gpu& gpu) {
   mlir::MLIRContext& context = tg::compiler::sharedContext();
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
   if (!module) throw std::runtime_error("the traced IR does not parse:\n" + ir);
-  tg::compiler::PipelineOptions options;
-  options.arch = gpu.info().arch();
-  options.smCount = gpu.info().smCount;
-  options.tuning = tg::codegen::tuningFromEnvironment();  // TG_MATMUL_PATH, as the jit does
-  return tg::compiler::compile(*module, options);
+  // As the jit compiles (TG_MATMUL_PATH and the other knobs included).
+  return tg::compiler::compile(*module, tg::compiler::pipelineOptionsFor(&gpu.info()));
 }
 
 }  // namespace tggpu

@@ -311,12 +311,7 @@ std::vector<Tensor> interpretFused(const tgtest::RandomProgram& p, const std::ve
   mlir::MLIRContext& context = tg::compiler::sharedContext();
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
   if (!module) throw std::runtime_error("the traced IR does not parse");
-  for (const tg::compiler::PipelineStage& stage : tg::compiler::pipelineStages({})) {
-    mlir::PassManager pm(&context);
-    stage.addPasses(pm);
-    if (mlir::failed(pm.run(*module))) throw std::runtime_error("stage " + stage.name + " failed");
-    if (stage.name == "fuse") break;
-  }
+  tg::compiler::compile(*module, {}, tg::compiler::Target::FusedReference);
   tg::ref::InterpretOptions options;
   options.f32InsideFusions = true;
   std::vector<tg::ref::HostTensor> results =

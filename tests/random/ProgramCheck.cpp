@@ -6,6 +6,7 @@
 #include "tg/Frontend/TraceImporter.h"
 #include "tg/Frontend/Tracer.h"
 #include "tg/Reference/Interpreter.h"
+#include "tg/Runtime/KernelCache.h"
 #include "tg/Runtime/Nvrtc.h"
 #include "tg/Support/Half.h"
 #include "tg/Transforms/Pipeline.h"
@@ -293,18 +294,16 @@ mlir::OwningOpRef<mlir::ModuleOp> traceModule(const tgtest::RandomProgram& p) {
 
 mlir::func::FuncOp onlyFunc(mlir::ModuleOp module) { return *module.getOps<mlir::func::FuncOp>().begin(); }
 
-/// The pipeline's stages up to and including "fuse" ("" or the diagnostics).
+/// The pipeline's stages up to and including "fuse" (Target::FusedReference): "" or the error.
 std::string runUpToFuse(mlir::ModuleOp module, bool fuse) {
   tg::compiler::PipelineOptions options;
   options.fuse = fuse;
-  tg::compiler::DiagnosticCollector diagnostics(*module.getContext());
-  for (const tg::compiler::PipelineStage& stage : tg::compiler::pipelineStages(options)) {
-    mlir::PassManager pm(module.getContext());
-    stage.addPasses(pm);
-    if (mlir::failed(pm.run(module))) return "stage '" + stage.name + "' failed:\n" + diagnostics.text();
-    if (stage.name == "fuse") return "";
+  try {
+    tg::compiler::compile(module, options, tg::compiler::Target::FusedReference);
+  } catch (const tg::Error& e) {
+    return e.what();
   }
-  return "the pipeline has no stage named 'fuse'";
+  return "";
 }
 
 /// Compiles `module` (a clone is used) to a plan with fusion on or off for sm_90a and every
@@ -313,7 +312,7 @@ int compileAll(mlir::ModuleOp module, bool fuse, bool nvrtc, const std::string& 
   mlir::OwningOpRef<mlir::ModuleOp> clone = module.clone();
   tg::compiler::PipelineOptions options;
   options.fuse = fuse;
-  options.arch = "sm_90a";
+  options.codegen.arch = "sm_90a";
   tg::rt::Plan plan = guarded(what + ": compiler::compile", OutcomeKind::CompileError, false,
                               [&] { return tg::compiler::compile(*clone, options); });
   if (nvrtc) {
@@ -329,7 +328,7 @@ int compileAll(mlir::ModuleOp module, bool fuse, bool nvrtc, const std::string& 
       tg::rt::NvrtcResult r = guarded(what + ": NVRTC, kernel " + k.name + " (" + k.summary + ")",
                                       OutcomeKind::CompileError, false, [&] {
                                         return tg::rt::compileCuda(source, "tg_kernel.cu", "sm_90a",
-                                                                   {"--fmad=false"});
+                                                                   tg::rt::defaultNvrtcOptions());
                                       });
       if (r.cubin.empty()) fail(OutcomeKind::CompileError, what + ": NVRTC gave an empty cubin for " + k.name);
     }

@@ -26,6 +26,7 @@
 #include "tg/Compiler/Driver.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Graph/ShapeRules.h"
+#include "tg/Runtime/KernelCache.h"
 #include "tg/Runtime/Nvrtc.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -69,8 +70,8 @@ Compiled compileIr(const std::string& ir, bool fuse = true, const std::string& a
   c.firstResult = *tg::ir::typeOf(func.getFunctionType().getResult(0));
   tg::compiler::PipelineOptions options;
   options.fuse = fuse;
-  options.arch = arch;
-  options.tuning = tuning;
+  options.codegen.arch = arch;
+  options.codegen.tuning = tuning;
   c.plan = tg::compiler::compile(*module, options);
   return c;
 }
@@ -121,7 +122,7 @@ int nvrtcAll(const tg::rt::Plan& plan) {
       if (!done.insert(arch + "\n" + k.source).second) continue;
       ++n;
       try {
-        tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", arch, {"--fmad=false"});
+        tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", arch, tg::rt::defaultNvrtcOptions());
         EXPECT_FALSE(r.cubin.empty()) << k.name << " for " << arch << ": empty cubin";
         EXPECT_FALSE(r.ptx.empty()) << k.name << " for " << arch << ": empty PTX";
       } catch (const std::exception& e) {
@@ -414,7 +415,9 @@ TEST(KernelCount, MatmulEpilogueReadsByRowAndColumn) {
   ASSERT_NE(source.find("wgmma"), std::string::npos) << source;
   EXPECT_NE(source.find("in2[n]"), std::string::npos) << "the bias, by column\n" << source;
   EXPECT_NE(source.find("in3[i]"), std::string::npos) << "the residual, by linear index\n" << source;
-  if (requireNvrtc()) EXPECT_EQ(nvrtcAll(c.plan), 1) << "compiled for sm_90a";
+  if (requireNvrtc()) {
+    EXPECT_EQ(nvrtcAll(c.plan), 1) << "compiled for sm_90a";
+  }
 }
 
 //===----------------------------------------------------------------------===//

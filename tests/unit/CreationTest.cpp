@@ -11,6 +11,7 @@
 #include <tg/tg.h>
 
 #include "tg/Runtime/DeviceRandom.h"
+#include "tg/Runtime/KernelCache.h"
 #include "tg/Runtime/Nvrtc.h"
 #include "tg/Support/CounterRandom.h"
 
@@ -81,7 +82,7 @@ TEST(Creation, RandomKernelsCompileForTheGpu) {
     for (auto dist : {tg::rt::RandomDistribution::Normal, tg::rt::RandomDistribution::Uniform}) {
       tg::rt::KernelSource k = tg::rt::randomKernel(d, dist);
       SCOPED_TRACE(k.name);
-      tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", "sm_90a", {"--fmad=false"});
+      tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", "sm_90a", tg::rt::defaultNvrtcOptions());
       EXPECT_FALSE(r.cubin.empty());
       // No call into CUDA's math library: log, cos and sqrt are the header's own operations.
       EXPECT_EQ(r.ptx.find("call"), std::string::npos);

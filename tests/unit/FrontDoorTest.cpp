@@ -16,6 +16,7 @@
 #include "tg/Compiler/Driver.h"
 #include "tg/Compiler/ParseModule.h"
 #include "tg/Reference/HostTensor.h"
+#include "tg/Runtime/KernelCache.h"
 #include "tg/Runtime/Nvrtc.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -148,11 +149,11 @@ tg::rt::Plan compileText(const std::string& text, const std::string& arch = "sm_
   Parsed p = parse(text);
   if (!p.module) throw tg::Error("does not parse:\n" + p.diagnostics);
   tg::compiler::PipelineOptions options;
-  options.arch = arch;
+  options.codegen.arch = arch;
   tg::rt::Plan plan = tg::compiler::compile(*p.module, options);
   if (tg::rt::nvrtcAvailable())
     for (const tg::rt::KernelSource& k : plan.kernels) {
-      tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", arch, {"--fmad=false"});
+      tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", arch, tg::rt::defaultNvrtcOptions());
       EXPECT_FALSE(r.cubin.empty()) << k.name << " for " << arch;
     }
   return plan;

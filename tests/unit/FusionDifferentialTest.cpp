@@ -15,6 +15,7 @@
 
 #include "tg/Compiler/Context.h"
 #include "tg/Reference/Interpreter.h"
+#include "tg/Compiler/Driver.h"
 #include "tg/Transforms/Pipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,24 +40,17 @@ namespace {
 
 using tg::ref::HostTensor;
 
-/// Runs the pipeline's stages up to and including "fuse" on `module`. Returns the collected
-/// diagnostics' text on failure, "" on success.
+/// Runs the pipeline's stages up to and including "fuse" (Target::FusedReference) on
+/// `module`. Returns the error's text on failure, "" on success.
 std::string runUpToFuse(mlir::ModuleOp module, bool fuse) {
   tg::compiler::PipelineOptions options;
   options.fuse = fuse;
-  tg::compiler::DiagnosticCollector diagnostics(*module.getContext());
-  bool sawFuse = false;
-  for (const tg::compiler::PipelineStage& stage : tg::compiler::pipelineStages(options)) {
-    mlir::PassManager pm(module.getContext());
-    stage.addPasses(pm);
-    if (mlir::failed(pm.run(module)))
-      return "stage '" + stage.name + "' failed:\n" + diagnostics.text();
-    if (stage.name == "fuse") {
-      sawFuse = true;
-      break;
-    }
+  try {
+    tg::compiler::compile(module, options, tg::compiler::Target::FusedReference);
+  } catch (const tg::Error& e) {
+    return e.what();
   }
-  return sawFuse ? "" : "the pipeline has no stage named 'fuse'";
+  return "";
 }
 
 int countFusions(mlir::ModuleOp module) {

@@ -24,7 +24,6 @@
 #include "tg/Support/Error.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -193,16 +192,10 @@ OwningOpRef<ModuleOp> loadModule(const std::string& target,
 }
 
 tg::compiler::PipelineOptions pipelineOptions(const Args& a, tg::rt::Gpu* gpu) {
-  tg::compiler::PipelineOptions p;
-  p.fuse = a.fuse;
-  p.precision = a.precision;
-  p.tuning = tg::codegen::tuningFromEnvironment();
-  if (gpu) {
-    p.arch = gpu->info().arch();
-    p.smCount = gpu->info().smCount;
-  }
-  if (!a.arch.empty()) p.arch = a.arch;
-  if (a.smCount > 0) p.smCount = a.smCount;
+  tg::compiler::PipelineOptions p =
+      tg::compiler::pipelineOptionsFor(gpu ? &gpu->info() : nullptr, a.fuse, a.precision);
+  if (!a.arch.empty()) p.codegen.arch = a.arch;
+  if (a.smCount > 0) p.codegen.smCount = a.smCount;
   return p;
 }
 
@@ -230,7 +223,7 @@ int dump(const Args& a) {
     if (!art.text.empty() && art.text.back() != '\n') std::cout << "\n";
   };
   bool wantPtx = all || wanted.count("ptx") || wanted.count("cubin") || !a.outDir.empty();
-  tg::compiler::compile(*module, pipelineOptions(a, gpu), sink, wantPtx);
+  tg::compiler::compile(*module, pipelineOptions(a, gpu), tg::compiler::Target::Cuda, sink, wantPtx);
   if (unwritten.failed)
     throw tg::Error("cannot write " + std::to_string(unwritten.failed) + " of " +
                     std::to_string(unwritten.files) + " dump file(s) to " + a.outDir + ": " +
@@ -298,11 +291,7 @@ int run(const Args& a) {
   std::vector<tg::ref::HostTensor> results;
   if (!onGpu) {
     // The reference interpreter runs the fused IR (tg.fusion regions and all).
-    tg::compiler::PipelineOptions p = pipelineOptions(a, nullptr);
-    PassManager pm(module->getContext());
-    for (const auto& stage : tg::compiler::pipelineStages(p))
-      if (stage.name != "lower-matmul" && stage.name != "plan") stage.addPasses(pm);
-    if (failed(pm.run(*module))) throw tg::Error("compilation failed:\n" + diags.text());
+    tg::compiler::compile(*module, pipelineOptions(a, nullptr), tg::compiler::Target::FusedReference);
     results = tg::ref::interpret(*module->getOps<func::FuncOp>().begin(), inputs);
   } else {
     tg::rt::Plan plan = tg::compiler::compile(*module, pipelineOptions(a, gpu));

@@ -3,6 +3,7 @@
 
 #include "tg/Compiler/Context.h"
 #include "tg/Dialect/EntryFunction.h"
+#include "tg/Runtime/KernelCache.h"
 #include "tg/Runtime/Nvrtc.h"
 #include "tg/Support/Error.h"
 #include "tg/Support/FileIO.h"
@@ -22,9 +23,14 @@ using namespace mlir;
 namespace tg::compiler {
 
 const std::vector<std::string>& artifactStages() {
-  static const std::vector<std::string> stages = {"traced", "canonicalize", "decompose", "fuse",
-                                                  "lower-matmul", "plan", "remarks", "schedule",
-                                                  "cuda", "ptx", "cubin"};
+  // The traced module, the pipeline's stages (its table names them), then what code
+  // generation makes.
+  static const std::vector<std::string> stages = [] {
+    std::vector<std::string> s = {"traced"};
+    for (const PipelineStage& stage : pipelineStages(PipelineOptions{})) s.push_back(stage.name);
+    for (const char* after : {"remarks", "schedule", "cuda", "ptx", "cubin"}) s.push_back(after);
+    return s;
+  }();
   return stages;
 }
 
@@ -37,8 +43,8 @@ std::string printModule(ModuleOp module) {
   return text;
 }
 
-rt::Plan compile(ModuleOp module, const PipelineOptions& options, const ArtifactSink& sink,
-                 bool wantPtx) {
+rt::Plan compile(ModuleOp module, const PipelineOptions& options, Target target,
+                 const ArtifactSink& sink, bool wantPtx) {
   MLIRContext* context = module.getContext();
   // Collect diagnostics (errors for the exception, remarks for the dump).
   std::string errors, remarks;
@@ -64,18 +70,19 @@ rt::Plan compile(ModuleOp module, const PipelineOptions& options, const Artifact
     throw Error("the module is not one tg function:\n" + errors, firstError);
   int step = 0;
   if (sink) sink({"traced", std::to_string(step++) + "-traced.mlir", printModule(module)});
-  FailureOr<rt::Plan> plan = compileToPlan(module, options, [&](const std::string& stage, ModuleOp m) {
+  FailureOr<rt::Plan> plan = compileToPlan(module, options, target, [&](const std::string& stage, ModuleOp m) {
     if (sink) sink({stage, std::to_string(step++) + "-" + stage + ".mlir", printModule(m)});
   });
   if (failed(plan)) throw Error("compilation failed:\n" + errors, firstError);
-  if (sink) {
+  if (sink && target == Target::Cuda) {
     sink({"remarks", "remarks.txt", remarks.empty() ? "(every edge was fused)\n" : remarks});
     sink({"schedule", "plan.txt", plan->str()});
     for (const rt::KernelSource& k : plan->kernels) sink({"cuda", k.name + ".cu", k.source});
     if (wantPtx)
       for (const rt::KernelSource& k : plan->kernels) {
-        rt::NvrtcResult r =
-            rt::compileCuda(k.source, k.name + ".cu", options.arch, {"--fmad=false"});
+        // The options of the kernels that run (KernelCache), so the PTX shown is theirs.
+        rt::NvrtcResult r = rt::compileCuda(k.source, k.name + ".cu", options.codegen.arch,
+                                            rt::defaultNvrtcOptions());
         sink({"ptx", k.name + ".ptx", r.ptx});
         if (!r.cubin.empty()) sink({"cubin", k.name + ".cubin", r.cubin});
       }

@@ -11,6 +11,7 @@
 #include "tg/Transforms/Pipeline.h"
 
 #include "tg/CodeGen/EmitPlan.h"
+#include "tg/Runtime/Gpu.h"
 #include "tg/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,46 +22,71 @@ using namespace mlir;
 
 namespace tg::compiler {
 
+PipelineOptions pipelineOptionsFor(const rt::DeviceInfo* device, bool fuse, Precision precision) {
+  PipelineOptions p;
+  p.fuse = fuse;
+  p.codegen.precision = precision;
+  p.codegen.tuning = codegen::tuningFromEnvironment();
+  if (device) {
+    p.codegen.arch = device->arch();
+    p.codegen.smCount = device->smCount;
+  }
+  return p;
+}
+
 std::vector<PipelineStage> pipelineStages(const PipelineOptions& o) {
+  const codegen::CodeGenOptions& cg = o.codegen;
   return {
       {"canonicalize",
        [](OpPassManager& pm) {
          pm.addPass(createCanonicalizerPass());
          pm.addPass(createCSEPass());
-       }},
+       },
+       Target::Reference},
       {"decompose",
        [](OpPassManager& pm) {
          pm.addNestedPass<func::FuncOp>(createTgDecomposeComposites());
          pm.addPass(createCanonicalizerPass());
          pm.addPass(createCSEPass());
-       }},
+       },
+       Target::FusedReference},
       {"fuse",
        [o](OpPassManager& pm) {
          TgFuseElementwiseOptions fuse;
          fuse.fuse = o.fuse;
          pm.addNestedPass<func::FuncOp>(createTgFuseElementwise(fuse));
-       }},
+       },
+       Target::FusedReference},
       {"lower-matmul",
-       [o](OpPassManager& pm) {
+       [cg](OpPassManager& pm) {
          TgLowerMatmulOptions lower;
-         lower.arch = o.arch;
+         lower.arch = cg.arch;
          // TF32 multiplies f32 matmuls with 10-bit mantissas; Accurate keeps them in f32.
-         lower.tf32 = o.precision != Precision::Accurate;
-         lower.forcePath = o.tuning.matmulPath;
-         lower.forceSchedule = o.tuning.gemmSchedule;
+         lower.tf32 = cg.precision != Precision::Accurate;
+         lower.forcePath = cg.tuning.matmulPath;
+         lower.forceSchedule = cg.tuning.gemmSchedule;
          pm.addNestedPass<func::FuncOp>(createTgLowerMatmul(lower));
-       }},
-      {"plan", [](OpPassManager& pm) { pm.addNestedPass<func::FuncOp>(createTgPlanKernels()); }},
+       },
+       Target::Cuda},
+      {"plan", [](OpPassManager& pm) { pm.addNestedPass<func::FuncOp>(createTgPlanKernels()); },
+       Target::Cuda},
   };
+}
+
+std::vector<PipelineStage> pipelineStages(const PipelineOptions& options, Target target) {
+  std::vector<PipelineStage> stages;
+  for (PipelineStage& stage : pipelineStages(options))
+    if (static_cast<int>(stage.from) <= static_cast<int>(target)) stages.push_back(std::move(stage));
+  return stages;
 }
 
 void buildPipeline(OpPassManager& pm, const PipelineOptions& options) {
   for (const PipelineStage& stage : pipelineStages(options)) stage.addPasses(pm);
 }
 
-FailureOr<rt::Plan> compileToPlan(ModuleOp module, const PipelineOptions& options,
+FailureOr<rt::Plan> compileToPlan(ModuleOp module, const PipelineOptions& options, Target target,
                                   const std::function<void(const std::string&, ModuleOp)>& observe) {
-  for (const PipelineStage& stage : pipelineStages(options)) {
+  for (const PipelineStage& stage : pipelineStages(options, target)) {
     PassManager pm(module.getContext());
     stage.addPasses(pm);
     if (failed(pm.run(module))) return failure();
@@ -69,21 +95,15 @@ FailureOr<rt::Plan> compileToPlan(ModuleOp module, const PipelineOptions& option
   auto funcs = module.getOps<func::FuncOp>();
   if (std::distance(funcs.begin(), funcs.end()) != 1)
     return module.emitError("tg compiles modules holding exactly one function");
-  codegen::CodeGenOptions cg;
-  cg.arch = options.arch;
-  cg.smCount = options.smCount;
-  cg.precision = options.precision;
-  cg.tuning = options.tuning;
-  return codegen::emitPlan(*funcs.begin(), cg);
+  if (target != Target::Cuda) return rt::Plan{};
+  return codegen::emitPlan(*funcs.begin(), options.codegen);
 }
 
 void registerPasses() {
   tg::registerTgPasses();
   PassPipelineRegistration<>("tg-pipeline", "tg's steps 1-5 (IR to planned kernels)",
                              [](OpPassManager& pm) {
-                               PipelineOptions options;
-                               options.tuning = codegen::tuningFromEnvironment();
-                               buildPipeline(pm, options);
+                               buildPipeline(pm, pipelineOptionsFor(nullptr));
                              });
 }
 

@@ -12,9 +12,6 @@
 #include "tg/Reference/Interpreter.h"
 #include "tg/Runtime/Executor.h"
 
-#include "mlir/IR/Verifier.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -118,18 +115,6 @@ class GpuProgram : public Program {
   std::vector<std::shared_ptr<rt::DeviceBuffer>> buffers_, resultBuffers_;
 };
 
-compiler::PipelineOptions pipelineOptions(const JitOptions& options, rt::Gpu* gpu) {
-  compiler::PipelineOptions p;
-  p.fuse = options.fuse;
-  p.precision = options.precision;
-  p.tuning = codegen::tuningFromEnvironment();
-  if (gpu) {
-    p.arch = gpu->info().arch();
-    p.smCount = gpu->info().smCount;
-  }
-  return p;
-}
-
 }  // namespace
 
 std::string importedIr(const Trace& trace, const std::string& name) {
@@ -154,27 +139,20 @@ std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& opti
   if (const char* dir = std::getenv("TG_DUMP"); dir && *dir)
     sink = compiler::directorySink(dir, name);
 
+  // JitOptions -> PipelineOptions: the only translation (the target comes from the device).
+  const compiler::PipelineOptions pipeline =
+      compiler::pipelineOptionsFor(gpu ? &gpu->info() : nullptr, options.fuse, options.precision);
   if (device == Device::CUDA || sink) {
+    // A CPU function under TG_DUMP: its kernels are dumped as the GPU would compile them.
     OwningOpRef<ModuleOp> copy = module->clone();
-    rt::Plan plan = compiler::compile(*copy, pipelineOptions(options, gpu), sink,
+    rt::Plan plan = compiler::compile(*copy, pipeline, compiler::Target::Cuda, sink,
                                       /*wantPtx=*/static_cast<bool>(sink));
     if (device == Device::CUDA)
       return std::make_unique<GpuProgram>(std::move(plan), *gpu, std::move(traced),
                                           options.cuda_graphs);
   }
-
   // CPU: the reference interpreter runs the canonicalized graph.
-  compiler::DiagnosticCollector diagnostics(context);
-  if (failed(verify(*module)))
-    throw Error("internal error: the traced graph of '" + name + "' does not verify:\n" +
-                    diagnostics.text(),
-                diagnostics.firstErrorLoc());
-  PassManager pm(&context);
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  if (failed(pm.run(*module)))
-    throw Error("internal error: compiling '" + name + "' failed:\n" + diagnostics.text(),
-                diagnostics.firstErrorLoc());
+  compiler::compile(*module, pipeline, compiler::Target::Reference);
   return std::make_unique<InterpretedProgram>(std::move(module), std::move(traced));
 }
 

@@ -35,11 +35,15 @@ std::string printModule(mlir::ModuleOp module);
 /// Every stage name, in order, as `tgc dump --stage` accepts them.
 const std::vector<std::string>& artifactStages();
 
-/// Compiles `module` (one func.func of tg ops). Throws tg::Error on failure. When `sink` is
-/// given, every artifact goes to it; `wantPtx` also compiles each kernel with NVRTC and
-/// passes on its PTX and cubin.
+/// Compiles `module` (one func.func of tg ops) in place for `target`: the stages of the
+/// pipeline's table that the target runs and, for Target::Cuda, code generation, whose plan
+/// is returned (an empty plan for the interpreter targets, which run the module). Throws
+/// tg::Error on failure. When `sink` is given, every artifact goes to it; `wantPtx` also
+/// compiles each kernel with NVRTC (with the options of the kernels that run) and passes on
+/// its PTX and cubin.
 rt::Plan compile(mlir::ModuleOp module, const PipelineOptions& options,
-                 const ArtifactSink& sink = {}, bool wantPtx = false);
+                 Target target = Target::Cuda, const ArtifactSink& sink = {},
+                 bool wantPtx = false);
 
 /// What a directorySink could not write.
 struct DumpFailures {

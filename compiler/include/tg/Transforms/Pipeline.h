@@ -1,7 +1,7 @@
 //===- Pipeline.h - tg's compilation pipeline, step by step ---------------===//
 #pragma once
 
-#include "tg/CodeGen/Tuning.h"
+#include "tg/CodeGen/EmitPlan.h"
 #include "tg/Runtime/Plan.h"
 #include "tg/Support/Precision.h"
 
@@ -12,33 +12,58 @@
 #include <string>
 #include <vector>
 
+namespace tg::rt {
+struct DeviceInfo;
+}
+
 namespace tg::compiler {
 
 struct PipelineOptions {
-  bool fuse = true;              ///< false: one kernel per op (the unfused baseline)
-  std::string arch = "sm_90a";   ///< NVRTC target
-  int smCount = 132;             ///< SMs of the target device (grid sizing)
-  Precision precision = Precision::Auto;
-  /// Testing and tuning knobs (Tuning.h); entry points fill it from tuningFromEnvironment().
-  codegen::Tuning tuning;
+  bool fuse = true;  ///< false: one kernel per op (the unfused baseline)
+  /// The target (arch, SM count), precision and tuning knobs, handed to the passes that need
+  /// them and to code generation as they are.
+  codegen::CodeGenOptions codegen;
 };
 
-/// One numbered step of the pipeline: its name (as `tgc dump --stage` spells it) and passes.
+/// The options every entry point starts from (the jit, tgc, tg-opt's tg-pipeline): code
+/// generation for `device` (its arch and SM count; without one, sm_90a and 132 SMs) with
+/// the tuning knobs of the environment, `fuse` and `precision`.
+PipelineOptions pipelineOptionsFor(const rt::DeviceInfo* device, bool fuse = true,
+                                   Precision precision = Precision::Auto);
+
+/// What a compilation is for. Each target runs a prefix of the stage table.
+enum class Target {
+  /// The reference interpreter, op by op (the jit on CPU tensors): stage 1 only, so that
+  /// results are bit-identical to eager execution.
+  Reference,
+  /// The reference interpreter on the fused graph, as the kernels order the work (`tgc run
+  /// --device cpu`, the tests' fused references): stages 1-3.
+  FusedReference,
+  /// Kernels for the GPU: stages 1-5, then code generation (an rt::Plan).
+  Cuda,
+};
+
+/// One numbered step of the pipeline: its name (as `tgc dump --stage` spells it), its passes
+/// and the first target that runs it (the targets after it do too).
 struct PipelineStage {
   std::string name;
   std::function<void(mlir::OpPassManager&)> addPasses;
+  Target from = Target::Cuda;
 };
 
 /// Steps 1-5, IR to IR, in order (Pipeline.cpp lists them).
 std::vector<PipelineStage> pipelineStages(const PipelineOptions& options);
+/// The stages `target` runs, in order.
+std::vector<PipelineStage> pipelineStages(const PipelineOptions& options, Target target);
 /// All of steps 1-5 in one pass manager (tg-opt --tg-pipeline).
 void buildPipeline(mlir::OpPassManager& pm, const PipelineOptions& options);
 
-/// Runs steps 1-6 on `module` (holding one func.func): the IR steps, then code generation.
-/// `observe(stage, module)` is called after each IR step when given. Fails with diagnostics
-/// on the module's context.
+/// Runs `target`'s stages on `module` (holding one func.func) and, for Target::Cuda, code
+/// generation (for the interpreter targets the result is an empty plan: the module itself is
+/// what runs). `observe(stage, module)` is called after each IR step when given. Fails with
+/// diagnostics on the module's context.
 mlir::FailureOr<rt::Plan> compileToPlan(
-    mlir::ModuleOp module, const PipelineOptions& options,
+    mlir::ModuleOp module, const PipelineOptions& options, Target target,
     const std::function<void(const std::string&, mlir::ModuleOp)>& observe = {});
 
 /// Registers tg's passes and the `tg-pipeline` pass pipeline (for tg-opt).
