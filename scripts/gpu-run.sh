@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# The GPU run, done the same way every session. Two halves:
+# The GPU run: build here, run there, bring the logs back. Two halves:
 #
 #   scripts/gpu-run.sh prepare
-#       Here (no GPU): builds the static binaries and stages them, stripped, with the Python
-#       benchmark scripts, into .gpu/ (git-ignored; at most 64 MiB travel).
+#       On the build machine (no GPU needed): builds the static binaries and stages them,
+#       stripped, with the Python benchmark scripts, into .gpu/ (git-ignored; about 50-65 MB).
 #   scripts/gpu-run.sh remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke]
 #                             [torch] [demo] [sweep] [versus] [fuzz]
 #                             (default: tests sass bench runtime gemm torch demo)
-#       On the GPU machine, through the device tool:
-#         run(command="bash scripts/gpu-run.sh remote", carry=[".gpu"])
-#       Runs the GPU tests, checks the SASS, runs the benchmarks (runtime: compile, warm start,
-#       per-call cost, CUDA graphs; gemm: tg's matmuls against cuBLAS) and PyTorch's numbers, and writes logs and JSON under $OUT (a summary is
-#       printed last).
+#       On the GPU machine, in a checkout holding that .gpu/ (it needs the NVIDIA driver; the
+#       sanitize and sass stages the CUDA toolkit's compute-sanitizer and cuobjdump, torch and
+#       versus PyTorch). Runs the GPU tests, the compute-sanitizer tools, the SASS checks, the
+#       benchmarks (runtime: compile, warm start, per-call cost, CUDA graphs; gemm: tg's
+#       matmuls against cuBLAS), PyTorch's numbers and the random programs, writes logs and
+#       JSON under $OUT (default /tmp/tg-out) and prints a summary last.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 stage="$root/.gpu"
@@ -153,7 +154,7 @@ remote() {
   fi
   if [[ " $what " == *" gemm-smoke "* ]]; then
     # Matmul shapes through `tgc run` against a float64 numpy reference, and TFLOP/s.
-    TGC=./tgc python3 "$root/scripts/gemm_smoke.py" --bench > "$logs/gemm_smoke.log" 2>&1
+    TGC=./tgc python3 "$root/scripts/dev/gemm_smoke.py" --bench > "$logs/gemm_smoke.log" 2>&1
     summary+="gemm smoke: exit $? | $(grep -E 'TFLOP|FAIL|passed' "$logs/gemm_smoke.log" | tr '\n' ';')\n"
   fi
   if [[ " $what " == *" sweep "* ]]; then

@@ -64,7 +64,8 @@ def Tg_GeluOp : Tg_Op<"gelu", [Pure, Elementwise, SameOperandsAndResultType, Tg_
   let summary = "Gaussian error linear unit (floats)";
   let description = [{
     `erf`: 0.5 x (1 + erf(x / sqrt 2)); `tanh`: PyTorch's tanh approximation,
-    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). Decomposed before fusion.
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). One op through fusion: kernels
+    evaluate it per element (ScalarMath.cpp), as a gemm epilogue too.
 
     ```mlir
     %y = tg.gelu %x approximate = tanh : tensor<4x8xbf16>

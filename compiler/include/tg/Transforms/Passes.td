@@ -28,12 +28,14 @@ def TgFuseElementwise : Pass<"tg-fuse", "mlir::func::FuncOp"> {
   let description = [{
     Phase 1 decides: elementwise ops (and the casts among them) are grouped with union-find
     along producer -> consumer edges; broadcast/transpose/reshape chains are folded into the
-    reads of their consumers (index maps), splat constants are inlined. An edge is refused when
-    the producer is a reduction or matmul (its own kernel), when the value is read through a
-    non-linear index map (it must be materialized), when the element counts differ, or when
-    merging would create a cycle between kernels; each refusal is a remark on the producer
-    naming the consumer and the reason. Phase 2 builds one `tg.fusion` region per group, and
-    wraps every reduction and matmul in a single-op region of its kind.
+    reads of their consumers (index maps), splat constants are inlined. A matmul is a group
+    member too: elementwise consumers that read its result at their own index join it as its
+    epilogue (one matmul per group, no prologue). An edge is refused when the producer is a
+    reduction (its own kernel), when the value is read through a non-linear index map (it must
+    be materialized), when the element counts differ, or when merging would create a cycle
+    between kernels; each refusal is a remark on the producer naming the consumer and the
+    reason. Phase 2 builds one `tg.fusion` region per group (`gemm` when it holds a matmul),
+    and wraps every reduction and check in a single-op region of its kind.
     With `fuse=false` every elementwise op is its own group: the unfused baseline.
   }];
   let dependentDialects = ["::tg::ir::TgDialect"];

@@ -68,7 +68,7 @@ struct Plan {
   std::vector<Shape> outputShapes;
   size_t arenaBytes = 0;
 
-  /// A readable listing: kernels, buffers, launches (tgc dump --stage=plan).
+  /// A readable listing: kernels, buffers, launches (tgc dump --stage=schedule).
   std::string str() const;
 };
 
