@@ -169,32 +169,6 @@ bool rebindCaptures(Entry& e, std::string& why) {
 
 }  // namespace
 
-CompiledGraph& JitState::graphFor(const Trace& trace, Device device) {
-  std::string key = std::string(device_name(device)) + "|" + structuralKey(trace);
-  std::unique_ptr<CompiledGraph>& slot = graphs[key];
-  if (slot) {
-    ++report.cacheHits;
-    return *slot;
-  }
-  ++report.cacheMisses;
-  auto graph = std::make_unique<CompiledGraph>();
-  int index = static_cast<int>(graphs.size()) - 1;
-  std::string graphName = index == 0 ? name : name + "_g" + std::to_string(index);
-  try {
-    graph->program = compileTrace(trace, options, device, graphName);
-  } catch (...) {
-    graphs.erase(key);
-    --report.cacheMisses;
-    throw;
-  }
-  graph->info.index = index;
-  for (const TraceNode& n : trace.nodes)
-    if (n.kind != graph::OpKind::Input) ++graph->info.ops;
-  graph->info.kernels = graph->program->kernels();
-  slot = std::move(graph);
-  return *slot;
-}
-
 void JitState::note(std::vector<JitReport::Event>& events, const JitReport::Event& event) {
   for (JitReport::Event& e : events)
     if (e.what == event.what && e.loc.file == event.loc.file && e.loc.line == event.loc.line) {
@@ -225,14 +199,16 @@ std::string JitCore::ir() const {
   if (!last) return "";
   if (last->graph) return last->graph->program->ir();
   std::string all;  // a function with breaks: every segment's graph
-  for (const auto& [key, graph] : state_->graphs) all += graph->program->ir();
+  for (const auto& [key, graph] : state_->graphs.graphs()) all += graph->program->ir();
   return all;
 }
 
 JitReport JitCore::report() const {
   JitReport r = state_->report;
+  r.cacheHits = state_->graphs.hits();
+  r.cacheMisses = state_->graphs.misses();
   r.graphs.clear();
-  for (const auto& [key, graph] : state_->graphs) {
+  for (const auto& [key, graph] : state_->graphs.graphs()) {
     JitReport::Graph& info = r.graphs.emplace_back(graph->info);
     graph->program->describe(info);
     bool replayed = false;  // the whole of a break-free function, replayed without the lambda
@@ -350,9 +326,9 @@ void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> re
   std::vector<Tensor> inputs;
   inputs.reserve(args.size());
   for (const Tensor* t : args) inputs.push_back(*t);
-  const uint64_t missesBefore = s.report.cacheMisses;
+  const uint64_t missesBefore = s.graphs.misses();
   SegmentedResult r = runSegmented(s, inputs, entry->signature, fn);
-  if (!captureChange.empty() && s.report.cacheMisses != missesBefore)
+  if (!captureChange.empty() && s.graphs.misses() != missesBefore)
     s.report.recompiles.push_back(captureChange);
   if (r.outputs.size() != results.size())
     throw Error("internal error: jit '" + s.name + "' produced " +

@@ -98,7 +98,7 @@ class SegmentedRun : public BreakHandler {
     tracer_->setOutputs(outputs);
     tracer_->finish();
     const Trace& trace = tracer_->trace();
-    CompiledGraph& graph = state_.graphFor(trace, device_);
+    CompiledGraph& graph = state_.graphs.get(trace, device_);
     ++graph.info.runs;
     if (graphOut) *graphOut = &graph;
     std::vector<Tensor> inputs;

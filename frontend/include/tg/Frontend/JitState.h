@@ -6,10 +6,10 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tg/Frontend/GraphCache.h"
 #include "tg/Frontend/Program.h"
 #include "tg/Frontend/Tracer.h"
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,15 +20,6 @@ struct Signature {
   std::vector<graph::TensorType> types;
   Device device = Device::CPU;
   bool operator==(const Signature&) const = default;
-};
-
-/// A compiled graph: a whole break-free function, or one segment between graph breaks.
-struct CompiledGraph {
-  std::unique_ptr<Program> program;
-  JitReport::Graph info;
-  /// Set when a break-free trace of this graph could not be replayed (the lambda runs on
-  /// every call): why.
-  std::string notReplayedBecause;
 };
 
 /// What a replay checks about one captured tensor: the variable it was read through still
@@ -68,13 +59,11 @@ struct JitState {
   std::string name;
   std::vector<std::unique_ptr<Entry>> entries;
   Entry* last = nullptr;
-  /// Every graph compiled for this function, by structural key: a segment seen before is
-  /// never compiled again.
-  std::map<std::string, std::unique_ptr<CompiledGraph>> graphs;
+  /// Every graph compiled for this function (GraphCache.h).
+  GraphCache graphs{options, name};
+  /// The report's counters and events (graphs and cache counts are added by report()).
   JitReport report;
 
-  /// The compiled graph of `trace` on `device`, compiling it on first sight.
-  CompiledGraph& graphFor(const Trace& trace, Device device);
   /// Adds `event` to `events`, merging it with an earlier one at the same place.
   static void note(std::vector<JitReport::Event>& events, const JitReport::Event& event);
 };
