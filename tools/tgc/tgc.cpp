@@ -18,9 +18,10 @@
 #include "tg/Compiler/Driver.h"
 #include "tg/Compiler/ParseModule.h"
 #include "tg/Dialect/OpDescription.h"
-#include "tg/Reference/Interpreter.h"
+#include "tg/Frontend/GpuProgram.h"
+#include "tg/Frontend/InterpretedProgram.h"
+#include "tg/Frontend/TensorImpl.h"
 #include "tg/Runtime/DiskCache.h"
-#include "tg/Runtime/Executor.h"
 #include "tg/Support/Error.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -233,14 +234,14 @@ int dump(const Args& a) {
 
 /// Prints the median device time of `count` runs queued back to back, each between its own
 /// events (after 3 warm-up runs), as the benchmarks time them.
-void benchmark(tg::rt::Executor& executor, const std::vector<std::shared_ptr<tg::rt::DeviceBuffer>>& in,
-               int count, tg::rt::Gpu& gpu) {
-  for (int i = 0; i < 3; ++i) executor.run(in);
+void benchmark(tg::detail::Program& program, const std::vector<tg::Tensor>& in, int count,
+               tg::rt::Gpu& gpu) {
+  for (int i = 0; i < 3; ++i) program.run(in);
   std::vector<void*> start(count), end(count);
   for (int i = 0; i < count; ++i) start[i] = gpu.createEvent(), end[i] = gpu.createEvent();
   for (int i = 0; i < count; ++i) {
     gpu.recordEvent(start[i]);
-    executor.run(in);
+    program.run(in);
     gpu.recordEvent(end[i]);
   }
   std::vector<double> us;
@@ -288,31 +289,29 @@ int run(const Args& a) {
                     tg::rt::Gpu::unavailableReason() + ")");
   if (a.bench > 0 && !onGpu)
     usageError("--bench times the kernels on the GPU; it needs --device cuda (or a GPU)");
-  std::vector<tg::ref::HostTensor> results;
+  // The programs the jit runs (frontend/lib/Backend): on the cpu, the reference interpreter
+  // on the fused IR (tg.fusion regions and all); on cuda, the plan.
+  const std::string name = func.getSymName().str();
+  std::unique_ptr<tg::detail::Program> program;
   if (!onGpu) {
-    // The reference interpreter runs the fused IR (tg.fusion regions and all).
     tg::compiler::compile(*module, pipelineOptions(a, nullptr), tg::compiler::Target::FusedReference);
-    results = tg::ref::interpret(*module->getOps<func::FuncOp>().begin(), inputs);
+    program = tg::detail::makeInterpretedProgram(std::move(module), "");
   } else {
-    tg::rt::Plan plan = tg::compiler::compile(*module, pipelineOptions(a, gpu));
-    tg::rt::Executor executor(plan, *gpu);
-    std::vector<std::shared_ptr<tg::rt::DeviceBuffer>> buffers;
-    for (const tg::ref::HostTensor& t : inputs) {
-      buffers.push_back(gpu->allocate(t.nbytes()));
-      gpu->copyToDevice(buffers.back()->ptr(), t.data(), t.nbytes());
-    }
-    std::vector<std::shared_ptr<tg::rt::DeviceBuffer>> out = executor.run(buffers);
-    if (a.bench > 0) benchmark(executor, buffers, a.bench, *gpu);
-    for (size_t i = 0; i < out.size(); ++i) {
-      tg::ref::HostTensor host(plan.outputDTypes[i], plan.outputShapes[i]);
-      gpu->copyToHost(host.mutableData(), out[i]->ptr(), host.nbytes());
-      results.push_back(std::move(host));
-    }
+    program = tg::detail::makeGpuProgram(tg::compiler::compile(*module, pipelineOptions(a, gpu)),
+                                         *gpu, "", /*cudaGraphs=*/false);
   }
+  std::vector<tg::Tensor> args;
+  for (tg::ref::HostTensor& t : inputs) {
+    tg::Tensor x = tg::detail::wrapHost(std::move(t));
+    args.push_back(onGpu ? x.to(tg::Device::CUDA) : x);
+  }
+  const std::vector<tg::Tensor> out = program->run(args);
+  if (a.bench > 0) benchmark(*program, args, a.bench, *gpu);
+  std::vector<tg::ref::HostTensor> results;
+  for (const tg::Tensor& t : out) results.push_back(tg::detail::hostOf(t.to(tg::Device::CPU)));
   for (size_t i = 0; i < results.size(); ++i) tg::tools::writeNpy(a.outputs[i], results[i]);
   std::fprintf(stderr, "tgc: ran @%s on %s: %zu input(s), %zu output(s)\n",
-               func.getSymName().str().c_str(), onGpu ? "cuda" : "the cpu reference",
-               inputs.size(), results.size());
+               name.c_str(), onGpu ? "cuda" : "the cpu reference", args.size(), results.size());
   return 0;
 }
 

@@ -1,7 +1,8 @@
 //===- Program.h - A compiled trace, ready to run (internal) --------------===//
 //
 // The frontend's view of what compilation produces. Jit.cpp (MLIR-free) holds Programs; the
-// MLIR-using side (frontend/lib/Import) builds them from Traces.
+// MLIR-using side (frontend/lib/Backend: compileTrace, GpuProgram.h, InterpretedProgram.h)
+// builds them from Traces.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

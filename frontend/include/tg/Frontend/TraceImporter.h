@@ -2,7 +2,8 @@
 //
 // Builds one func.func of tg ops from a recorded Trace. Every op carries the user's source
 // location (file:line, inside a NameLoc with the function), so verifier errors and fusion
-// remarks point at the user's code. Only frontend/lib/Import includes this (it needs MLIR).
+// remarks point at the user's code. Only frontend/lib/Import and lib/Backend (compileTrace)
+// include this (it needs MLIR).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

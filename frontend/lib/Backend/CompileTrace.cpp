@@ -1,0 +1,62 @@
+//===- CompileTrace.cpp - From a Trace to a runnable Program --------------===//
+//
+// Imports the trace, compiles it for the device's target (compiler::compile) and wraps the
+// result in that backend's program: a Plan for the GPU (GpuProgram.h), the canonicalized
+// graph for the reference interpreter (InterpretedProgram.h). TG_DUMP=dir writes every stage
+// of every compilation there.
+//
+//===----------------------------------------------------------------------===//
+#include "tg/Compiler/Context.h"
+#include "tg/Compiler/Driver.h"
+#include "tg/Frontend/GpuProgram.h"
+#include "tg/Frontend/InterpretedProgram.h"
+#include "tg/Frontend/Program.h"
+#include "tg/Frontend/TraceImporter.h"
+#include "tg/Runtime/Gpu.h"
+
+#include <cstdlib>
+#include <mutex>
+
+using namespace mlir;
+
+namespace tg::detail {
+
+std::string importedIr(const Trace& trace, const std::string& name) {
+  std::lock_guard<std::mutex> lock(compiler::compileMutex());
+  MLIRContext& context = compiler::sharedContext();
+  OwningOpRef<ModuleOp> module = importTrace(trace, context, name);
+  return compiler::printModule(*module);
+}
+
+std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& options,
+                                      Device device, const std::string& name) {
+  std::lock_guard<std::mutex> lock(compiler::compileMutex());
+  MLIRContext& context = compiler::sharedContext();
+  OwningOpRef<ModuleOp> module = importTrace(trace, context, name);
+  std::string traced = compiler::printModule(*module);
+  rt::Gpu* gpu = device == Device::CUDA ? rt::Gpu::get() : nullptr;
+  if (device == Device::CUDA && !gpu)
+    throw Error("jit: '" + name + "' runs on cuda but no CUDA device is available (" +
+                rt::Gpu::unavailableReason() + ")");
+
+  compiler::ArtifactSink sink;
+  if (const char* dir = std::getenv("TG_DUMP"); dir && *dir)
+    sink = compiler::directorySink(dir, name);
+
+  // JitOptions -> PipelineOptions: the only translation (the target comes from the device).
+  const compiler::PipelineOptions pipeline =
+      compiler::pipelineOptionsFor(gpu ? &gpu->info() : nullptr, options.fuse, options.precision);
+  if (device == Device::CUDA || sink) {
+    // A CPU function under TG_DUMP: its kernels are dumped as the GPU would compile them.
+    OwningOpRef<ModuleOp> copy = module->clone();
+    rt::Plan plan = compiler::compile(*copy, pipeline, compiler::Target::Cuda, sink,
+                                      /*wantPtx=*/static_cast<bool>(sink));
+    if (device == Device::CUDA)
+      return makeGpuProgram(std::move(plan), *gpu, std::move(traced), options.cuda_graphs);
+  }
+  // CPU: the reference interpreter runs the canonicalized graph.
+  compiler::compile(*module, pipeline, compiler::Target::Reference);
+  return makeInterpretedProgram(std::move(module), std::move(traced));
+}
+
+}  // namespace tg::detail

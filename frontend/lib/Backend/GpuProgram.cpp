@@ -1,0 +1,72 @@
+//===- GpuProgram.cpp - The GPU backend's program -------------------------===//
+#include "tg/Frontend/GpuProgram.h"
+
+#include "tg/Frontend/TensorImpl.h"
+#include "tg/Runtime/Executor.h"
+
+namespace tg::detail {
+
+namespace {
+
+class GpuProgram : public Program {
+ public:
+  GpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir, bool cudaGraphs)
+      : executor_(std::move(plan), gpu), ir_(std::move(ir)), cudaGraphs_(cudaGraphs) {
+    const rt::Plan& p = executor_.plan();
+    for (size_t i = 0; i < p.outputs.size(); ++i)
+      resultTypes_.push_back({p.outputDTypes[i], p.outputShapes[i]});
+  }
+
+  void execute(const ProgramInputs& inputs, std::span<Tensor> results, bool replay) override {
+    // buffers_ and resultBuffers_ keep their storage between calls: the per-call path
+    // allocates only the result buffers and tensors.
+    buffers_.clear();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Tensor& t = inputs[i];
+      if (t.device() != Device::CUDA)
+        throw Error("jit: a captured tensor is on the cpu but the function runs on cuda; "
+                    "create it on cuda or move it with .to(tg::Device::CUDA)");
+      buffers_.push_back(t.impl().buffer);
+    }
+    try {
+      executor_.run(buffers_, resultBuffers_, replay && cudaGraphs_);
+    } catch (...) {
+      buffers_.clear();
+      throw;
+    }
+    buffers_.clear();  // keep no input alive past the call
+    for (size_t i = 0; i < resultBuffers_.size() && i < results.size(); ++i)
+      results[i] = wrapDevice(std::move(resultBuffers_[i]), resultTypes_[i]);
+  }
+
+  size_t numResults() const override { return resultTypes_.size(); }
+  const std::string& ir() const override { return ir_; }
+  size_t kernels() const override { return executor_.plan().launches.size(); }
+
+  void describe(JitReport::Graph& info) const override {
+    info.cudaGraph = executor_.usesCudaGraph();
+    info.cudaGraphLaunches = executor_.cudaGraphLaunches();
+    info.cudaGraphParameterUpdates = executor_.cudaGraphParameterUpdates();
+    info.peakDeviceBytes = executor_.peakDeviceBytes();
+    if (!cudaGraphs_)
+      info.noCudaGraphReason = "JitOptions::cuda_graphs is false";
+    else if (!executor_.cudaGraphFailure().empty())
+      info.noCudaGraphReason = executor_.cudaGraphFailure();
+  }
+
+ private:
+  rt::Executor executor_;
+  std::string ir_;
+  bool cudaGraphs_;
+  std::vector<graph::TensorType> resultTypes_;
+  std::vector<std::shared_ptr<rt::DeviceBuffer>> buffers_, resultBuffers_;
+};
+
+}  // namespace
+
+std::unique_ptr<Program> makeGpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir,
+                                        bool cudaGraphs) {
+  return std::make_unique<GpuProgram>(std::move(plan), gpu, std::move(ir), cudaGraphs);
+}
+
+}  // namespace tg::detail
