@@ -1,6 +1,6 @@
 //===- EmitMatmul.cpp - CUDA C++ for a gemm tg.fusion (the simt path) -----===//
 //
-// Dispatches on `tg.path` (tg-lower-matmul): `wgmma` and `mma_sync` have emitters of their
+// Dispatches on the `#tg.matmul` path (tg-lower-matmul): `wgmma` and `mma_sync` have emitters of their
 // own; this file emits the `simt` kernel (templates/matmul_simt.cuh) and holds the pieces the
 // emitters share.
 //
@@ -66,12 +66,11 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
   ir::MatmulOp mm;
   fusion.getBody().walk([&](ir::MatmulOp m) { mm = m; });
   if (!mm) return fusion.emitOpError("gemm kernels hold one matmul");
-  auto path = fusion->getAttrOfType<StringAttr>("tg.path");
-  if (path && path.getValue() == "wgmma") return emitMatmulWgmma(fusion, mm, name, options);
-  if (path && path.getValue() == "mma_sync") return emitMatmulMma(fusion, mm, name, options);
-
-  auto tile = fusion->getAttrOfType<DenseI64ArrayAttr>("tg.tile");
-  if (!tile || tile.size() != 3) return fusion.emitOpError("has no tile: run tg-lower-matmul first");
+  ir::MatmulConfigAttr config = fusion.getMatmulAttr();
+  if (!config) return fusion.emitOpError("has no matmul configuration: run tg-lower-matmul first");
+  if (config.getPath() == ir::MatmulPath::wgmma) return emitMatmulWgmma(fusion, mm, config, name, options);
+  if (config.getPath() == ir::MatmulPath::mma_sync) return emitMatmulMma(fusion, mm, config, name, options);
+  DenseI64ArrayAttr tile = config.getTile();
   FailureOr<GemmProblem> problem = gemmProblem(fusion, mm);
   if (failed(problem)) return failure();
   const GemmProblem& p = *problem;

@@ -18,12 +18,10 @@ using namespace mlir;
 
 namespace tg::codegen {
 
-FailureOr<KernelEmission> emitMatmulMma(ir::FusionOp fusion, ir::MatmulOp mm, const std::string& name,
+FailureOr<KernelEmission> emitMatmulMma(ir::FusionOp fusion, ir::MatmulOp mm,
+                                        ir::MatmulConfigAttr config, const std::string& name,
                                         const CodeGenOptions& options) {
-  auto tile = fusion->getAttrOfType<DenseI64ArrayAttr>("tg.tile");
-  auto stagesAttr = fusion->getAttrOfType<IntegerAttr>("tg.stages");
-  if (!tile || tile.size() != 3 || !stagesAttr)
-    return fusion.emitOpError("has no tile or stages: run tg-lower-matmul first");
+  DenseI64ArrayAttr tile = config.getTile();
   FailureOr<GemmProblem> problem = gemmProblem(fusion, mm);
   if (failed(problem)) return failure();
   const GemmProblem& p = *problem;
@@ -32,7 +30,7 @@ FailureOr<KernelEmission> emitMatmulMma(ir::FusionOp fusion, ir::MatmulOp mm, co
   const bool tf32 = p.dtype == DType::F32;
   const int elemBytes = tf32 ? 4 : 2;
   const int bm = static_cast<int>(tile[0]), bn = static_cast<int>(tile[1]), bk = static_cast<int>(tile[2]);
-  const int stages = static_cast<int>(stagesAttr.getInt());
+  const int stages = static_cast<int>(config.getStages());
   // Two warps along M, one per 32 columns along N: 64 x 32 (or 32 x 32) accumulators a warp.
   if ((bm != 64 && bm != 128) || (bn != 64 && bn != 128) || bk * elemBytes != 64 || stages < 2)
     return fusion.emitOpError("mma_sync tile must be {64, 128} x {64, 128} x (64 bytes of K), "

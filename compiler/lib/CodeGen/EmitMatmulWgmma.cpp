@@ -79,18 +79,12 @@ rt::TensorMapSpec operandMap(DType d, int64_t batch, int64_t rows, int64_t cols,
 }  // namespace
 
 FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
-                                          const std::string& name, const CodeGenOptions& options) {
-  auto tile = fusion->getAttrOfType<DenseI64ArrayAttr>("tg.tile");
-  auto stagesAttr = fusion->getAttrOfType<IntegerAttr>("tg.stages");
-  if (!tile || tile.size() != 3 || !stagesAttr)
-    return fusion.emitOpError("has no tile or stages: run tg-lower-matmul first");
+                                          ir::MatmulConfigAttr config, const std::string& name,
+                                          const CodeGenOptions& options) {
+  DenseI64ArrayAttr tile = config.getTile();
   const int bm = static_cast<int>(tile[0]), bn = static_cast<int>(tile[1]), bk = static_cast<int>(tile[2]);
-  const int stages = static_cast<int>(stagesAttr.getInt());
-  auto scheduleAttr = fusion->getAttrOfType<StringAttr>("tg.schedule");  // absent: cooperative
-  if (scheduleAttr && scheduleAttr.getValue() != "pingpong" && scheduleAttr.getValue() != "cooperative")
-    return fusion.emitOpError("tg.schedule must be \"cooperative\" or \"pingpong\", not \"")
-           << scheduleAttr.getValue() << "\"";
-  const bool pingpong = scheduleAttr && scheduleAttr.getValue() == "pingpong";
+  const int stages = static_cast<int>(config.getStages());
+  const bool pingpong = config.getSchedule() == ir::GemmSchedule::pingpong;
   if (pingpong && bn > 128)
     return fusion.emitOpError("a ping-pong wgmma tile is at most 128 x 128: each consumer holds a whole tile");
   if (bm != 128 || bn % 64 != 0 || bn < 64 || bn > 256)

@@ -33,13 +33,17 @@ int gemmEpilogueOps(ir::FusionOp fusion);
 mlir::FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
                                               const CodeGenOptions& options);
 
-/// The Hopper path (tg.path = "wgmma"): templates/matmul_wgmma.cuh with TMA tensor maps.
+/// The Hopper path (`#tg.matmul<path = wgmma, ...>`): templates/matmul_wgmma.cuh with TMA
+/// tensor maps.
 mlir::FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
+                                                ir::MatmulConfigAttr config,
                                                 const std::string& name,
                                                 const CodeGenOptions& options);
 
-/// The sm_80 path (tg.path = "mma_sync"): templates/matmul_mma.cuh, cp.async + mma.sync.
+/// The sm_80 path (`#tg.matmul<path = mma_sync, ...>`): templates/matmul_mma.cuh, cp.async +
+/// mma.sync.
 mlir::FailureOr<KernelEmission> emitMatmulMma(ir::FusionOp fusion, ir::MatmulOp mm,
+                                              ir::MatmulConfigAttr config,
                                               const std::string& name,
                                               const CodeGenOptions& options);
 

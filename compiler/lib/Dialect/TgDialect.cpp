@@ -5,10 +5,14 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 
 #include "tg/Dialect/TgOpsDialect.cpp.inc"
 #include "tg/Dialect/TgOpsEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "tg/Dialect/TgOpsAttrs.cpp.inc"
 
 namespace tg::ir {
 
@@ -17,6 +21,29 @@ void TgDialect::initialize() {
 #define GET_OP_LIST
 #include "tg/Dialect/TgOps.cpp.inc"
       >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tg/Dialect/TgOpsAttrs.cpp.inc"
+      >();
+}
+
+LogicalResult MatmulConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                       MatmulPath path, StringRef arch, DenseI64ArrayAttr tile,
+                                       int64_t stages, GemmSchedule schedule,
+                                       StringRef kmajorCopy, StringRef reason) {
+  (void)arch;
+  (void)reason;
+  if (!tile || tile.size() != 3 || tile[0] <= 0 || tile[1] <= 0 || tile[2] <= 0)
+    return emitError() << "a matmul tile is three positive extents (rows, columns, K-block)";
+  if (stages < 0 || (path != MatmulPath::simt && stages < 2))
+    return emitError() << "the " << stringifyMatmulPath(path)
+                       << " path needs at least 2 pipeline stages, got " << stages;
+  if ((path == MatmulPath::wgmma) != (schedule != GemmSchedule::none))
+    return emitError() << "a schedule (cooperative or pingpong) is given exactly for wgmma";
+  if (kmajorCopy != "" && kmajorCopy != "A" && kmajorCopy != "B" && kmajorCopy != "A, B")
+    return emitError() << "kmajor_copy is \"\", \"A\", \"B\" or \"A, B\", not \"" << kmajorCopy
+                       << "\"";
+  return success();
 }
 
 Operation* TgDialect::materializeConstant(OpBuilder& builder, Attribute value, Type type,

@@ -102,6 +102,9 @@ LogicalResult FusionOp::verify() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("yields (") << yield.getValues().getTypes() << ") but returns ("
                                    << getResultTypes() << ")";
+  if (getMatmulAttr() && getKind() != FusionKind::gemm)
+    return emitOpError("has a matmul configuration but is a ")
+           << stringifyFusionKind(getKind()) << " kernel, not a gemm";
   return success();
 }
 

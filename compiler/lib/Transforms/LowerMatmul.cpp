@@ -176,7 +176,7 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
     }
     // f32 on sm_90a: MN-major operands get K-major copies where that pays, so that wgmma can
     // read them as TF32 (the walk below then picks wgmma); elsewhere the reason is kept.
-    llvm::DenseMap<Operation*, std::string> noCopy;
+    llvm::DenseMap<Operation*, std::string> noCopy, copied;
     if (arch == "sm_90a" && tf32 && forcePath.empty()) {
       SmallVector<ir::FusionOp> gemms;
       getOperation().walk([&](ir::FusionOp f) {
@@ -203,8 +203,8 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
           copyToKMajor(f, mm, 1);
         }
         dropUnusedInputs(f);
-        // The operands the kernel before this one copied, for the dump.
-        f->setAttr("tg.kmajor_copy", Builder(&getContext()).getStringAttr(copyA && copyB ? "A, B" : copyA ? "A" : "B"));
+        // The operands the kernels before this one copied, for the dump.
+        copied[f] = copyA && copyB ? "A, B" : copyA ? "A" : "B";
       }
     }
 
@@ -224,7 +224,6 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
       // Blocks of a bm x bn tile; about 100 of them is a wave on the GPUs tg targets.
       auto tiles = [&](int64_t bm, int64_t bn) { return batch * ((m + bm - 1) / bm) * ((n + bn - 1) / bn); };
       Builder b(&getContext());
-      fusion->setAttr("tg.arch", b.getStringAttr(arch));
 
       // Decide: the forced path where it applies, else wgmma, mma_sync, simt in that order.
       const std::string notWgmma = whyNotWgmma(matmul, arch, tf32);
@@ -254,8 +253,11 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
         path = "simt", why = (arch == "sm_90a" && !operandType.isF32()) ? notWgmma : notMma;
       }
 
-      // Build: record the path, tile and stages.
-      fusion->setAttr("tg.path", b.getStringAttr(path));
+      // Build: record the path, tile, stages and schedule (#tg.matmul on the fusion).
+      ir::MatmulPath kernel = ir::MatmulPath::simt;
+      ir::GemmSchedule schedule = ir::GemmSchedule::none;
+      int64_t stages = 0;
+      SmallVector<int64_t, 3> tile;
       if (path == "wgmma") {
         // Cooperative (both consumers on each 128 x 256 tile) unless TG_GEMM_SCHEDULE=pingpong
         // asks for ping-pong (each consumer its own 128 x 128 tile, one's epilogue overlapping
@@ -264,26 +266,29 @@ struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
         // enough that the smaller tile costs more than the overlap gains.
         // A k-block is 128 bytes of K (one swizzled row): 64 two-byte or 32 f32 elements, so
         // the stages hold the same bytes for every dtype.
-        const std::string schedule = forceSchedule == "pingpong" ? "pingpong" : "cooperative";
-        const int64_t bn = schedule == "cooperative" && tiles(128, 256) >= 100 ? 256 : 128;
+        kernel = ir::MatmulPath::wgmma;
+        schedule = forceSchedule == "pingpong" ? ir::GemmSchedule::pingpong : ir::GemmSchedule::cooperative;
+        const int64_t bn = schedule == ir::GemmSchedule::cooperative && tiles(128, 256) >= 100 ? 256 : 128;
         const int64_t bk = operandType.isF32() ? 32 : 64;
-        fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({128, bn, bk}));
-        fusion->setAttr("tg.stages", b.getI64IntegerAttr(bn == 256 ? 4 : 6));
-        fusion->setAttr("tg.schedule", b.getStringAttr(schedule));
+        tile = {128, bn, bk};
+        stages = bn == 256 ? 4 : 6;
       } else if (path == "mma_sync") {
         // 64-byte K slabs: 4 stages of a 128 x 128 tile take 64 KiB of shared memory, which
         // fits every sm_80-class GPU (sm_86 / sm_89 allow 99 KiB per block).
+        kernel = ir::MatmulPath::mma_sync;
         const int64_t bk = operandType.isF32() ? 16 : 32;
         const int64_t t = tiles(128, 128) >= 100 ? 128 : 64;
-        fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({t, t, bk}));
-        fusion->setAttr("tg.stages", b.getI64IntegerAttr(4));
-        if (!why.empty()) fusion->setAttr("tg.path_reason", b.getStringAttr(why));
+        tile = {t, t, bk};
+        stages = 4;
       } else {
         // 64x64 tiles unless that leaves the device mostly idle (fewer than ~100 tiles).
         const int64_t t = tiles(64, 64) >= 100 ? 64 : 32;
-        fusion->setAttr("tg.path_reason", b.getStringAttr(why));
-        fusion->setAttr("tg.tile", b.getDenseI64ArrayAttr({t, t, 16}));
+        tile = {t, t, 16};
       }
+      auto found = copied.find(fusion);
+      fusion.setMatmulAttr(ir::MatmulConfigAttr::get(
+          &getContext(), kernel, arch, b.getDenseI64ArrayAttr(tile), stages, schedule,
+          found == copied.end() ? "" : found->second, why));
     });
   }
 };

@@ -819,3 +819,72 @@ func.func @check_needs_a_positive_id(%c: tensor<4xi1>) {
   tg.check %c id = 0 : tensor<4xi1>
   return
 }
+
+// -----
+
+// #tg.matmul (MatmulConfigAttr::verify) and where it may appear.
+
+func.func @matmul_config_on_elementwise(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tg.fusion' op has a matmul configuration but is a elementwise kernel, not a gemm}}
+  %0 = tg.fusion elementwise (%x) {matmul = #tg.matmul<path = simt, arch = "sm_80", tile = [32, 32, 16], stages = 0, schedule = none, kmajor_copy = "", reason = "">} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    tg.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_config_tile(%x: tensor<4xf32>) {
+  // expected-error @+1 {{a matmul tile is three positive extents (rows, columns, K-block)}}
+  %0 = tg.fusion gemm (%x) {matmul = #tg.matmul<path = simt, arch = "sm_80", tile = [32, 32], stages = 0, schedule = none, kmajor_copy = "", reason = "">} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    tg.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_config_stages(%x: tensor<4xf32>) {
+  // expected-error @+1 {{the mma_sync path needs at least 2 pipeline stages, got 0}}
+  %0 = tg.fusion gemm (%x) {matmul = #tg.matmul<path = mma_sync, arch = "sm_80", tile = [64, 64, 32], stages = 0, schedule = none, kmajor_copy = "", reason = "">} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    tg.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_config_schedule(%x: tensor<4xf32>) {
+  // expected-error @+1 {{a schedule (cooperative or pingpong) is given exactly for wgmma}}
+  %0 = tg.fusion gemm (%x) {matmul = #tg.matmul<path = mma_sync, arch = "sm_80", tile = [64, 64, 32], stages = 4, schedule = cooperative, kmajor_copy = "", reason = "">} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    tg.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_config_copy(%x: tensor<4xf32>) {
+  // expected-error @+1 {{kmajor_copy is "", "A", "B" or "A, B", not "C"}}
+  %0 = tg.fusion gemm (%x) {matmul = #tg.matmul<path = wgmma, arch = "sm_90a", tile = [128, 128, 64], stages = 6, schedule = cooperative, kmajor_copy = "C", reason = "">} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    tg.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_config_path(%x: tensor<4xf32>) {
+  // expected-error @+2 {{expected ::tg::ir::MatmulPath to be one of: wgmma, mma_sync, simt}}
+  // expected-error @+1 {{failed to parse Tg_MatmulConfigAttr parameter 'path'}}
+  %0 = tg.fusion gemm (%x) {matmul = #tg.matmul<path = fast, arch = "sm_90a", tile = [128, 128, 64], stages = 6, schedule = cooperative, kmajor_copy = "", reason = "">} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    tg.yield %a : tensor<4xf32>
+  }
+  return
+}

@@ -8,11 +8,11 @@
 // RUN: not tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-lower-matmul{schedule=zigzag}))' 2>&1 | FileCheck %s --check-prefix=BADSCHEDULE
 // ENV-LABEL: func.func @large_bf16
 // ENV: tg.fusion gemm
-// ENV-SAME: tg.path = "mma_sync"
+// ENV-SAME: matmul = #tg.matmul<path = mma_sync
 // BADPATH: path 'fast' is not mma_sync or simt
 // BADSCHEDULE: schedule 'zigzag' is not cooperative or pingpong
 //
-// Each gemm kernel records its path and tile.
+// Each gemm kernel records its path and tile (`matmul = #tg.matmul<...>` on the tg.fusion).
 //  - sm_90a, bf16/f16 operands whose rows TMA can address, or f32 ones (as TF32) when both
 //    are K-major (A [M, K], B [N, K]): the wgmma path, cooperative, 128x256 tiles with 4
 //    stages when that still gives about a wave of tiles, else 128x128 with 6; K-blocks of
@@ -20,7 +20,7 @@
 //    128x128 with 6 stages.
 //  - sm_90a, f32 with an MN-major operand (B [K, N] or A [K, M]) in a problem big enough
 //    (M, resp. N, >= 256, K a multiple of 4, >= 2^27 multiply-adds): a tiled transpose kernel
-//    copies the operand to K-major first (`tg.kmajor_copy` names it), then wgmma as above.
+//    copies the operand to K-major first (`kmajor_copy` in `#tg.matmul` names it), then wgmma as above.
 //  - sm_80 and newer, bf16/f16 (sm_90a: only f32 that wgmma cannot read, as TF32, with the
 //    reason) whose rows cp.async can copy in 16-byte pieces: the mma_sync path, 128x128
 //    tiles when that gives about a wave, else 64x64; K slabs of 64 bytes (32 two-byte or 16
@@ -33,13 +33,13 @@
 
 // CHECK-LABEL: func.func @large_bf16
 // CHECK: tg.fusion gemm
-// CHECK-SAME: tg.arch = "sm_90a", tg.path = "wgmma", tg.schedule = "cooperative", tg.stages = 4 : i64, tg.tile = array<i64: 128, 256, 64>
+// CHECK-SAME: matmul = #tg.matmul<path = wgmma, arch = "sm_90a", tile = [128, 256, 64], stages = 4, schedule = cooperative, kmajor_copy = "", reason = ""
 // SM80-LABEL: func.func @large_bf16
-// SM80: tg.arch = "sm_80", tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 32>
+// SM80: matmul = #tg.matmul<path = mma_sync, arch = "sm_80", tile = [128, 128, 32], stages = 4, schedule = none, kmajor_copy = "", reason = ""
 // ACCURATE-LABEL: func.func @large_bf16
-// ACCURATE: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 32>
+// ACCURATE: matmul = #tg.matmul<path = mma_sync{{.*}}tile = [128, 128, 32], stages = 4
 // FORCED-LABEL: func.func @large_bf16
-// FORCED: tg.arch = "sm_90a", tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 32>
+// FORCED: matmul = #tg.matmul<path = mma_sync, arch = "sm_90a", tile = [128, 128, 32], stages = 4, schedule = none, kmajor_copy = "", reason = ""
 func.func @large_bf16(%a: tensor<4096x512xbf16>, %b: tensor<4096x512xbf16>) -> tensor<4096x4096xbf16> {
   %0 = tg.matmul %a, %b transpose_b : tensor<4096x512xbf16>, tensor<4096x512xbf16> -> tensor<4096x4096xbf16>
   return %0 : tensor<4096x4096xbf16>
@@ -48,9 +48,9 @@ func.func @large_bf16(%a: tensor<4096x512xbf16>, %b: tensor<4096x512xbf16>) -> t
 // -----
 
 // CHECK-LABEL: func.func @small_f16
-// CHECK: tg.path = "wgmma", tg.schedule = "cooperative", tg.stages = 6 : i64, tg.tile = array<i64: 128, 128, 64>
+// CHECK: matmul = #tg.matmul<path = wgmma{{.*}}tile = [128, 128, 64], stages = 6, schedule = cooperative
 // SM80-LABEL: func.func @small_f16
-// SM80: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 64, 64, 32>
+// SM80: matmul = #tg.matmul<path = mma_sync{{.*}}tile = [64, 64, 32], stages = 4
 func.func @small_f16(%a: tensor<256x64xf16>, %b: tensor<64x128xf16>) -> tensor<256x128xf16> {
   %0 = tg.matmul %a, %b : tensor<256x64xf16>, tensor<64x128xf16> -> tensor<256x128xf16>
   return %0 : tensor<256x128xf16>
@@ -62,9 +62,9 @@ func.func @small_f16(%a: tensor<256x64xf16>, %b: tensor<64x128xf16>) -> tensor<2
 // gives each consumer a whole 128 x 128 tile.
 // CHECK-LABEL: func.func @mlp_bf16
 // CHECK: tg.fusion gemm
-// CHECK-SAME: tg.path = "wgmma", tg.schedule = "cooperative", tg.stages = 4 : i64, tg.tile = array<i64: 128, 256, 64>
+// CHECK-SAME: matmul = #tg.matmul<path = wgmma{{.*}}tile = [128, 256, 64], stages = 4, schedule = cooperative
 // PINGPONG-LABEL: func.func @mlp_bf16
-// PINGPONG: tg.path = "wgmma", tg.schedule = "pingpong", tg.stages = 6 : i64, tg.tile = array<i64: 128, 128, 64>
+// PINGPONG: matmul = #tg.matmul<path = wgmma{{.*}}tile = [128, 128, 64], stages = 6, schedule = pingpong
 func.func @mlp_bf16(%x: tensor<4096x512xbf16>, %w: tensor<4096x512xbf16>, %b: tensor<4096xbf16>) -> tensor<4096x4096xbf16> {
   %0 = tg.matmul %x, %w transpose_b : tensor<4096x512xbf16>, tensor<4096x512xbf16> -> tensor<4096x4096xbf16>
   %1 = tg.broadcast %b dims = [1] : tensor<4096xbf16> to tensor<4096x4096xbf16>
@@ -81,14 +81,14 @@ func.func @mlp_bf16(%x: tensor<4096x512xbf16>, %w: tensor<4096x512xbf16>, %b: te
 // CHECK-LABEL: func.func @large_f32
 // CHECK: %[[BT:.*]] = tg.fusion elementwise(%arg1) : (tensor<512x2048xf32>) -> tensor<2048x512xf32>
 // CHECK: tg.transpose %{{.*}} perm = [1, 0] : tensor<512x2048xf32> to tensor<2048x512xf32>
-// CHECK: tg.fusion gemm(%arg0, %[[BT]]) {tg.arch = "sm_90a", tg.kmajor_copy = "B", tg.path = "wgmma", tg.schedule = "cooperative", tg.stages = 4 : i64, tg.tile = array<i64: 128, 256, 32>}
+// CHECK: tg.fusion gemm(%arg0, %[[BT]]) {matmul = #tg.matmul<path = wgmma, arch = "sm_90a", tile = [128, 256, 32], stages = 4, schedule = cooperative, kmajor_copy = "B", reason = "">}
 // CHECK: tg.matmul %{{.*}}, %{{.*}} transpose_b : tensor<2048x512xf32>, tensor<2048x512xf32> -> tensor<2048x2048xf32>
 // FORCED-LABEL: func.func @large_f32
-// FORCED: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
+// FORCED: matmul = #tg.matmul<path = mma_sync{{.*}}tile = [128, 128, 16], stages = 4
 // SM80-LABEL: func.func @large_f32
-// SM80: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
+// SM80: matmul = #tg.matmul<path = mma_sync{{.*}}tile = [128, 128, 16], stages = 4
 // ACCURATE-LABEL: func.func @large_f32
-// ACCURATE: tg.path = "simt", tg.path_reason = "Precision::Accurate keeps f32 matmuls in full f32", tg.tile = array<i64: 64, 64, 16>
+// ACCURATE: matmul = #tg.matmul<path = simt{{.*}}tile = [64, 64, 16]{{.*}}reason = "Precision::Accurate keeps f32 matmuls in full f32"
 func.func @large_f32(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>) -> tensor<2048x2048xf32> {
   %0 = tg.matmul %a, %b : tensor<2048x512xf32>, tensor<512x2048xf32> -> tensor<2048x2048xf32>
   return %0 : tensor<2048x2048xf32>
@@ -99,13 +99,13 @@ func.func @large_f32(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>) -> tens
 // f32 with both operands K-major (a linear layer, x @ w^T) takes wgmma as TF32 on sm_90a:
 // 32 f32 elements per 128-byte K-block. 16 x 8 tiles of 128 x 256 fill the device.
 // CHECK-LABEL: func.func @linear_f32
-// CHECK: tg.path = "wgmma", tg.schedule = "cooperative", tg.stages = 4 : i64, tg.tile = array<i64: 128, 256, 32>
+// CHECK: matmul = #tg.matmul<path = wgmma{{.*}}tile = [128, 256, 32], stages = 4, schedule = cooperative
 // PINGPONG-LABEL: func.func @linear_f32
-// PINGPONG: tg.path = "wgmma", tg.schedule = "pingpong", tg.stages = 6 : i64, tg.tile = array<i64: 128, 128, 32>
+// PINGPONG: matmul = #tg.matmul<path = wgmma{{.*}}tile = [128, 128, 32], stages = 6, schedule = pingpong
 // SM80-LABEL: func.func @linear_f32
-// SM80: tg.path = "mma_sync", tg.stages = 4 : i64, tg.tile = array<i64: 128, 128, 16>
+// SM80: matmul = #tg.matmul<path = mma_sync{{.*}}tile = [128, 128, 16], stages = 4
 // ACCURATE-LABEL: func.func @linear_f32
-// ACCURATE: tg.path = "simt", tg.path_reason = "Precision::Accurate keeps f32 matmuls in full f32"
+// ACCURATE: matmul = #tg.matmul<path = simt{{.*}}reason = "Precision::Accurate keeps f32 matmuls in full f32"
 func.func @linear_f32(%x: tensor<2048x512xf32>, %w: tensor<2048x512xf32>) -> tensor<2048x2048xf32> {
   %0 = tg.matmul %x, %w transpose_b : tensor<2048x512xf32>, tensor<2048x512xf32> -> tensor<2048x2048xf32>
   return %0 : tensor<2048x2048xf32>
@@ -116,7 +116,7 @@ func.func @linear_f32(%x: tensor<2048x512xf32>, %w: tensor<2048x512xf32>) -> ten
 // A transposed A ([K, M]) is copied to [M, K]; the gemm's inputs are then W and the copy.
 // CHECK-LABEL: func.func @transposed_a_f32
 // CHECK: %[[AT:.*]] = tg.fusion elementwise(%arg0) : (tensor<512x2048xf32>) -> tensor<2048x512xf32>
-// CHECK: tg.fusion gemm(%arg1, %[[AT]]) {tg.arch = "sm_90a", tg.kmajor_copy = "A", tg.path = "wgmma"
+// CHECK: tg.fusion gemm(%arg1, %[[AT]]) {matmul = #tg.matmul<path = wgmma, arch = "sm_90a"{{.*}}kmajor_copy = "A"
 // CHECK: ^bb0(%[[W:.*]]: tensor<2048x512xf32>, %[[A:.*]]: tensor<2048x512xf32>):
 // CHECK: tg.matmul %[[A]], %[[W]] transpose_b :
 func.func @transposed_a_f32(%a: tensor<512x2048xf32>, %w: tensor<2048x512xf32>) -> tensor<2048x2048xf32> {
@@ -130,7 +130,7 @@ func.func @transposed_a_f32(%a: tensor<512x2048xf32>, %w: tensor<2048x512xf32>) 
 // the gemm no longer reads x itself.
 // CHECK-LABEL: func.func @gram_f32
 // CHECK: %[[XT:.*]] = tg.fusion elementwise(%arg0) : (tensor<1024x2048xf32>) -> tensor<2048x1024xf32>
-// CHECK: tg.fusion gemm(%[[XT]]) {tg.arch = "sm_90a", tg.kmajor_copy = "A, B", tg.path = "wgmma"
+// CHECK: tg.fusion gemm(%[[XT]]) {matmul = #tg.matmul<path = wgmma, arch = "sm_90a"{{.*}}kmajor_copy = "A, B"
 // CHECK: ^bb0(%[[T:.*]]: tensor<2048x1024xf32>):
 // CHECK: tg.matmul %[[T]], %[[T]] transpose_b :
 func.func @gram_f32(%x: tensor<1024x2048xf32>) -> tensor<2048x2048xf32> {
@@ -143,7 +143,7 @@ func.func @gram_f32(%x: tensor<1024x2048xf32>) -> tensor<2048x2048xf32> {
 // A batch of 3 sharing a rank-2 B: 3 x 2 x 3 tiles of 128 are too few, so 64x64.
 // CHECK-LABEL: func.func @batched_f32
 // CHECK-NOT: tg.transpose
-// CHECK: tg.path = "mma_sync", tg.path_reason = "wgmma reads f32 (as TF32) only from K-major operands, A [M, K] and B [N, K] (x @ w^T); here B is [K, N]; too small for a K-major copy to pay", tg.stages = 4 : i64, tg.tile = array<i64: 64, 64, 16>
+// CHECK: matmul = #tg.matmul<path = mma_sync{{.*}}tile = [64, 64, 16], stages = 4{{.*}}reason = "wgmma reads f32 (as TF32) only from K-major operands, A [M, K] and B [N, K] (x @ w^T); here B is [K, N]; too small for a K-major copy to pay"
 func.func @batched_f32(%a: tensor<3x200x64xf32>, %b: tensor<64x300xf32>) -> tensor<3x200x300xf32> {
   %0 = tg.matmul %a, %b : tensor<3x200x64xf32>, tensor<64x300xf32> -> tensor<3x200x300xf32>
   return %0 : tensor<3x200x300xf32>
@@ -153,11 +153,11 @@ func.func @batched_f32(%a: tensor<3x200x64xf32>, %b: tensor<64x300xf32>) -> tens
 
 // Rows of 33 two-byte elements are not 16-byte aligned: neither TMA nor cp.async can load them.
 // CHECK-LABEL: func.func @unaligned
-// CHECK: tg.path = "simt", tg.path_reason = "A's rows (33 elements) are not a multiple of 8, so TMA cannot load them", tg.tile = array<i64: 32, 32, 16>
+// CHECK: matmul = #tg.matmul<path = simt{{.*}}tile = [32, 32, 16]{{.*}}reason = "A's rows (33 elements) are not a multiple of 8, so TMA cannot load them"
 // SM80-LABEL: func.func @unaligned
-// SM80: tg.path = "simt", tg.path_reason = "A's rows (33 elements) are not a multiple of 8, so cp.async cannot load them", tg.tile = array<i64: 32, 32, 16>
+// SM80: matmul = #tg.matmul<path = simt{{.*}}tile = [32, 32, 16]{{.*}}reason = "A's rows (33 elements) are not a multiple of 8, so cp.async cannot load them"
 // FORCED-LABEL: func.func @unaligned
-// FORCED: tg.path = "simt", tg.path_reason = "A's rows (33 elements) are not a multiple of 8, so TMA cannot load them"
+// FORCED: matmul = #tg.matmul<path = simt{{.*}}reason = "A's rows (33 elements) are not a multiple of 8, so TMA cannot load them"
 func.func @unaligned(%a: tensor<17x33xbf16>, %b: tensor<65x33xbf16>) -> tensor<17x65xbf16> {
   %0 = tg.matmul %a, %b transpose_b : tensor<17x33xbf16>, tensor<65x33xbf16> -> tensor<17x65xbf16>
   return %0 : tensor<17x65xbf16>
@@ -167,7 +167,7 @@ func.func @unaligned(%a: tensor<17x33xbf16>, %b: tensor<65x33xbf16>) -> tensor<1
 
 // f32 rows of 18 elements (72 bytes): B's rows are checked too.
 // CHECK-LABEL: func.func @unaligned_f32
-// CHECK: tg.path = "simt", tg.path_reason = "B's rows (18 elements) are not a multiple of 4, so cp.async cannot load them"
+// CHECK: matmul = #tg.matmul<path = simt{{.*}}reason = "B's rows (18 elements) are not a multiple of 4, so cp.async cannot load them"
 func.func @unaligned_f32(%a: tensor<64x32xf32>, %b: tensor<32x18xf32>) -> tensor<64x18xf32> {
   %0 = tg.matmul %a, %b : tensor<64x32xf32>, tensor<32x18xf32> -> tensor<64x18xf32>
   return %0 : tensor<64x18xf32>

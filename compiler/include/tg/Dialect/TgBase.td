@@ -22,11 +22,12 @@ def Tg_Dialect : Dialect {
     bytes each (zero extents counted as 1), and so are a function's arguments and results;
     zero-size tensors are allowed (their kernels are not launched). Elementwise ops
     take operands of one type (the importer inserts explicit `tg.broadcast` ops for numpy
-    broadcasting, and splat `tg.constant`s for scalars). Composite ops (softmax, layer_norm,
-    gelu) are decomposed into primitives before fusion. `tg.fusion` holds one kernel's worth of
+    broadcasting, and splat `tg.constant`s for scalars). Composite ops (softmax, layer_norm)
+    are decomposed into primitives before fusion; gelu stays one op. `tg.fusion` holds one kernel's worth of
     ops in an isolated region.
   }];
   let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -68,6 +69,22 @@ def Tg_FusionKind : I64EnumAttr<"FusionKind", "what a fused kernel is built arou
     I64EnumAttrCase<"reduction", 1>,
     I64EnumAttrCase<"gemm", 2>,
     I64EnumAttrCase<"check", 3>,
+  ]> {
+  let cppNamespace = "::tg::ir";
+}
+
+def Tg_MatmulPath : I64EnumAttr<"MatmulPath", "the kernel a gemm fusion runs", [
+    I64EnumAttrCase<"wgmma", 0>,
+    I64EnumAttrCase<"mma_sync", 1>,
+    I64EnumAttrCase<"simt", 2>,
+  ]> {
+  let cppNamespace = "::tg::ir";
+}
+
+def Tg_GemmSchedule : I64EnumAttr<"GemmSchedule", "how a wgmma kernel's consumers share tiles", [
+    I64EnumAttrCase<"none", 0>,
+    I64EnumAttrCase<"cooperative", 1>,
+    I64EnumAttrCase<"pingpong", 2>,
   ]> {
   let cppNamespace = "::tg::ir";
 }

@@ -14,5 +14,8 @@
 
 #include "tg/Dialect/TgOpsEnums.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "tg/Dialect/TgOpsAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "tg/Dialect/TgOps.h.inc"

@@ -3,6 +3,7 @@
 #define TG_DIALECT_TGOPS_TD
 
 include "tg/Dialect/TgBase.td"
+include "tg/Dialect/TgAttrs.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -328,7 +329,8 @@ def Tg_FusionOp : Tg_Op<"fusion", [IsolatedFromAbove, SingleBlock,
   let description = [{
     Built by the fusion pass. The region is isolated: the group's inputs come in as block
     arguments and its outputs leave through `tg.yield`. `kind` names what the kernel is built
-    around (elementwise, a reduction, a GEMM with its epilogue, or a tg.check).
+    around (elementwise, a reduction, a GEMM with its epilogue, or a tg.check). A gemm
+    fusion gets its kernel's `matmul` configuration from tg-lower-matmul.
 
     ```mlir
     %r = tg.fusion elementwise (%x, %y) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32> {
@@ -339,9 +341,17 @@ def Tg_FusionOp : Tg_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     }
     ```
   }];
-  let arguments = (ins Tg_FusionKind:$kind, Variadic<Tg_Tensor>:$inputs);
+  let arguments = (ins Tg_FusionKind:$kind, Variadic<Tg_Tensor>:$inputs,
+                       OptionalAttr<Tg_MatmulConfigAttr>:$matmul);
   let results = (outs Variadic<Tg_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
+  let builders = [
+    // What the fuser builds: no matmul configuration yet.
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "FusionKind":$kind,
+                   "::mlir::ValueRange":$inputs), [{
+      build($_builder, $_state, resultTypes, kind, inputs, /*matmul=*/nullptr);
+    }]>
+  ];
   let assemblyFormat = [{
     $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
   }];

@@ -54,11 +54,13 @@ def TgFuseElementwise : Pass<"tg-fuse", "mlir::func::FuncOp"> {
 def TgLowerMatmul : Pass<"tg-lower-matmul", "mlir::func::FuncOp"> {
   let summary = "Choose the code path and tile configuration of every matmul";
   let description = [{
-    Records on each gemm `tg.fusion` the path (`wgmma` on sm_90a for bf16/f16, `mma_sync` on
-    sm_80 and newer for bf16/f16 and for f32 as TF32, `simt` for the rest, with
-    `tg.path_reason`), the tile (block M, N, K) and the pipeline stages, chosen from the target,
-    the dtype, the operands' alignment and the problem shape, as attributes the dump shows and
-    the code generator reads. `path=mma_sync|simt` forces that path where its conditions hold
+    Records on each gemm `tg.fusion` a `#tg.matmul` configuration (TgAttrs.td): the path
+    (`wgmma` on sm_90a for bf16/f16, `mma_sync` on sm_80 and newer for bf16/f16 and for f32 as
+    TF32, `simt` for the rest, with the reason), the tile (block M, N, K), the pipeline stages
+    and the wgmma schedule, chosen from the target, the dtype, the operands' alignment and the
+    problem shape; the dump shows it and the code generator reads it. f32 operands that wgmma
+    could read only K-major are first copied by a tiled transpose kernel where that pays
+    (`kmajor_copy`). `path=mma_sync|simt` forces that path where its conditions hold
     (for testing one path on any GPU; TG_MATMUL_PATH sets it for the jit, tgc and
     tg-pipeline); `schedule=cooperative|pingpong` picks the wgmma consumer schedule
     (TG_GEMM_SCHEDULE). Other values are an error.

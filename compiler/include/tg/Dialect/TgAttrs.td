@@ -1,0 +1,42 @@
+//===- TgAttrs.td - What the passes hand to code generation -*- tablegen -*-===//
+//
+// Typed attributes with named accessors: a pass records its decision on the IR (where the
+// dump shows it) and code generation reads it back, with no attribute name or field spelled
+// twice.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TG_DIALECT_TGATTRS_TD
+#define TG_DIALECT_TGATTRS_TD
+
+include "tg/Dialect/TgBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Tg_MatmulConfigAttr : AttrDef<Tg_Dialect, "MatmulConfig"> {
+  let mnemonic = "matmul";
+  let summary = "the kernel tg-lower-matmul chose for a gemm fusion";
+  let description = [{
+    `path`: the kernel (wgmma, mma_sync, simt); `arch`: the NVRTC target it was chosen for;
+    `tile`: block rows, columns and K-block; `stages`: shared-memory pipeline stages (0 for
+    simt); `schedule`: how a wgmma kernel's consumers share tiles (`none` otherwise);
+    `kmajor_copy`: the operands the kernels before this one copy K-major ("", "A", "B" or
+    "A, B"); `reason`: why not a faster path ("" when none applies).
+
+    ```mlir
+    #tg.matmul<path = wgmma, arch = "sm_90a", tile = array<i64: 128, 256, 64>, stages = 4,
+               schedule = cooperative, kmajor_copy = "", reason = "">
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<Tg_MatmulPath>:$path,
+    StringRefParameter<"the NVRTC target">:$arch,
+    "::mlir::DenseI64ArrayAttr":$tile,
+    "int64_t":$stages,
+    EnumParameter<Tg_GemmSchedule>:$schedule,
+    StringRefParameter<"the operands copied K-major">:$kmajor_copy,
+    StringRefParameter<"why not a faster path">:$reason
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // TG_DIALECT_TGATTRS_TD
