@@ -56,16 +56,6 @@ std::string kernelHeader(const std::string& name, const std::string& summary,
          preludeSource() + "\n#define TG_NAME " + name + "\n";
 }
 
-static rt::PlanBuffer::Kind toPlanKind(BufferAssignment::Kind k) {
-  switch (k) {
-    case BufferAssignment::Kind::Input: return rt::PlanBuffer::Kind::Input;
-    case BufferAssignment::Kind::Constant: return rt::PlanBuffer::Kind::Constant;
-    case BufferAssignment::Kind::Output: return rt::PlanBuffer::Kind::Output;
-    case BufferAssignment::Kind::Arena: return rt::PlanBuffer::Kind::Arena;
-    case BufferAssignment::Kind::Alias: return rt::PlanBuffer::Kind::Alias;
-  }
-  return rt::PlanBuffer::Kind::Arena;
-}
 
 static std::string label(Operation* op) {
   std::string s = op->getName().getStringRef().str();
@@ -122,16 +112,16 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     if (!assignments || assignments.size() != op.getNumResults())
       return op.emitOpError("has no buffer assignment: run tg-plan first");
     for (auto [r, attr] : llvm::zip(op.getResults(), assignments)) {
-      std::optional<BufferAssignment> a = BufferAssignment::fromAttr(attr);
-      if (!a) return op.emitOpError("has a malformed buffer assignment");
+      auto a = dyn_cast<ir::BufferAttr>(attr);
+      if (!a) return op.emitOpError("has a buffer assignment that is not a #tg.buffer");
       rt::PlanBuffer b;
-      b.kind = toPlanKind(a->kind);
-      b.bytes = a->bytes;
-      b.offset = a->offset;
-      b.index = static_cast<int>(a->index);
+      b.kind = a.getKind();
+      b.bytes = static_cast<size_t>(a.getBytes());
+      b.offset = static_cast<size_t>(a.getOffset());
+      b.index = static_cast<int>(a.getIndex());
       b.label = label(&op);
-      if (a->kind == BufferAssignment::Kind::Alias) b.index = bufferOf.lookup(op.getOperand(0));
-      if (a->kind == BufferAssignment::Kind::Constant) {
+      if (b.kind == rt::PlanBuffer::Kind::Alias) b.index = bufferOf.lookup(op.getOperand(0));
+      if (b.kind == rt::PlanBuffer::Kind::Constant) {
         auto dense = dyn_cast<DenseElementsAttr>(cast<ir::ConstantOp>(op).getValue());
         if (!dense) return op.emitOpError("only dense constants can be uploaded");
         // A splat would be expanded here to its full size (tensor<1099511627776xf32>: 4 TiB);

@@ -53,4 +53,19 @@ Operation* TgDialect::materializeConstant(OpBuilder& builder, Attribute value, T
   return ConstantOp::create(builder, loc, elements);
 }
 
+LogicalResult BufferAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 rt::PlanBuffer::Kind kind, int64_t index, int64_t offset,
+                                 int64_t bytes) {
+  using Kind = rt::PlanBuffer::Kind;
+  if (bytes < 0 || offset < 0) return emitError() << "a buffer's bytes and offset are not negative";
+  const bool indexed = kind == Kind::Input || kind == Kind::Output;
+  if (indexed != (index >= 0))
+    return emitError() << "a buffer has an index (>= 0) exactly when it is an input or output, "
+                       << "not for '" << rt::bufferKindName(kind) << "' with index " << index;
+  if (index < -1) return emitError() << "index " << index << " is neither a position nor -1";
+  if (kind != Kind::Arena && offset != 0)
+    return emitError() << "only arena buffers have an offset";
+  return success();
+}
+
 }  // namespace tg::ir

@@ -30,49 +30,6 @@ using namespace mlir;
 
 namespace tg {
 
-static const char* kindName(BufferAssignment::Kind k) {
-  switch (k) {
-    case BufferAssignment::Kind::Input: return "input";
-    case BufferAssignment::Kind::Constant: return "constant";
-    case BufferAssignment::Kind::Output: return "output";
-    case BufferAssignment::Kind::Arena: return "arena";
-    case BufferAssignment::Kind::Alias: return "alias";
-  }
-  return "?";
-}
-
-Attribute BufferAssignment::toAttr(MLIRContext* context) const {
-  Builder b(context);
-  SmallVector<NamedAttribute> entries = {b.getNamedAttr("kind", b.getStringAttr(kindName(kind))),
-                                         b.getNamedAttr("bytes", b.getI64IntegerAttr(bytes))};
-  if (kind == Kind::Input || kind == Kind::Output)
-    entries.push_back(b.getNamedAttr("index", b.getI64IntegerAttr(index)));
-  if (kind == Kind::Arena) entries.push_back(b.getNamedAttr("offset", b.getI64IntegerAttr(offset)));
-  return b.getDictionaryAttr(entries);
-}
-
-std::optional<BufferAssignment> BufferAssignment::fromAttr(Attribute attr) {
-  auto dict = dyn_cast_if_present<DictionaryAttr>(attr);
-  if (!dict) return std::nullopt;
-  auto kind = dict.getAs<StringAttr>("kind");
-  if (!kind) return std::nullopt;
-  BufferAssignment a;
-  bool known = false;
-  for (Kind k : {Kind::Input, Kind::Constant, Kind::Output, Kind::Arena, Kind::Alias})
-    if (kind.getValue() == kindName(k)) {
-      a.kind = k;
-      known = true;
-    }
-  if (!known) return std::nullopt;
-  auto get = [&](const char* name, int64_t& out) {
-    if (auto v = dict.getAs<IntegerAttr>(name)) out = v.getInt();
-  };
-  get("bytes", a.bytes);
-  get("index", a.index);
-  get("offset", a.offset);
-  return a;
-}
-
 namespace {
 
 constexpr int64_t kAlignment = 256;
@@ -203,22 +160,23 @@ struct TgPlanKernelsPass final : impl::TgPlanKernelsBase<TgPlanKernelsPass> {
       if (op.getNumResults() == 0) continue;
       SmallVector<Attribute> assignments;
       for (Value r : op.getResults()) {
-        BufferAssignment a;
-        a.bytes = bytesOf(r);
+        using Kind = rt::PlanBuffer::Kind;
+        const int64_t bytes = bytesOf(r);
+        Kind kind = Kind::Arena;
+        int64_t index = -1, offset = 0;
         if (isa<ir::ReshapeOp>(op)) {
-          a.kind = BufferAssignment::Kind::Alias;
+          kind = Kind::Alias;
         } else if (isa<ir::ConstantOp>(op)) {
-          a.kind = BufferAssignment::Kind::Constant;
+          kind = Kind::Constant;
         } else if (auto it = returned.find(r); it != returned.end()) {
-          a.kind = BufferAssignment::Kind::Output;
-          a.index = it->second;
+          kind = Kind::Output;
+          index = it->second;
         } else {
-          a.kind = BufferAssignment::Kind::Arena;
-          a.offset = arena.allocate(a.bytes);
-          slices[r] = {a.offset, a.bytes};
+          offset = arena.allocate(bytes);
+          slices[r] = {offset, bytes};
           releases.push_back({lastUse.lookup(r), r});  // unused values free right away
         }
-        assignments.push_back(a.toAttr(ctx));
+        assignments.push_back(ir::BufferAttr::get(ctx, kind, index, offset, bytes));
       }
       op.setAttr(kBuffersAttr, ArrayAttr::get(ctx, assignments));
     }

@@ -5,16 +5,28 @@
 
 namespace tg::rt {
 
-static const char* kindName(PlanBuffer::Kind k) {
+namespace {
+constexpr PlanBuffer::Kind kKinds[] = {PlanBuffer::Kind::Input, PlanBuffer::Kind::Constant,
+                                       PlanBuffer::Kind::Output, PlanBuffer::Kind::Arena,
+                                       PlanBuffer::Kind::Alias, PlanBuffer::Kind::CheckFlag};
+}  // namespace
+
+const char* bufferKindName(PlanBuffer::Kind k) {
   switch (k) {
     case PlanBuffer::Kind::Input: return "input";
     case PlanBuffer::Kind::Constant: return "constant";
     case PlanBuffer::Kind::Output: return "output";
     case PlanBuffer::Kind::Arena: return "arena";
     case PlanBuffer::Kind::Alias: return "alias";
-    case PlanBuffer::Kind::CheckFlag: return "check flag";
+    case PlanBuffer::Kind::CheckFlag: return "check_flag";
   }
   return "?";
+}
+
+std::optional<PlanBuffer::Kind> bufferKindFromName(std::string_view name) {
+  for (PlanBuffer::Kind k : kKinds)
+    if (name == bufferKindName(k)) return k;
+  return std::nullopt;
 }
 
 std::string Plan::str() const {
@@ -23,7 +35,7 @@ std::string Plan::str() const {
      << launches.size() << " launch(es), arena " << arenaBytes << " bytes\n";
   for (size_t i = 0; i < buffers.size(); ++i) {
     const PlanBuffer& b = buffers[i];
-    os << "  buffer " << i << ": " << kindName(b.kind);
+    os << "  buffer " << i << ": " << bufferKindName(b.kind);
     if (b.kind == PlanBuffer::Kind::Input || b.kind == PlanBuffer::Kind::Alias ||
         b.kind == PlanBuffer::Kind::Output)
       os << " " << b.index;

@@ -888,3 +888,30 @@ func.func @matmul_config_path(%x: tensor<4xf32>) {
   }
   return
 }
+
+// -----
+
+// #tg.buffer (BufferAttr::verify; the kinds are rt::PlanBuffer::Kind's names).
+
+func.func @buffer_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{unknown buffer kind 'scratch' (input, constant, output, arena, alias, check_flag)}}
+  // expected-error @+1 {{failed to parse Tg_BufferAttr parameter 'kind'}}
+  %0 = tg.neg %x {tg.buffers = [#tg.buffer<kind = scratch, index = -1, offset = 0, bytes = 16>]} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @buffer_index(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{a buffer has an index (>= 0) exactly when it is an input or output, not for 'arena' with index 2}}
+  %0 = tg.neg %x {tg.buffers = [#tg.buffer<kind = arena, index = 2, offset = 0, bytes = 16>]} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @buffer_offset(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{only arena buffers have an offset}}
+  %0 = tg.neg %x {tg.buffers = [#tg.buffer<kind = output, index = 0, offset = 64, bytes = 16>]} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

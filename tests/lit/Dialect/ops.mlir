@@ -316,7 +316,8 @@ func.func @fusion(%x: tensor<16xf32>, %y: tensor<16xf32>, %m: tensor<4x8xf32>, %
     tg.yield %p : tensor<4x8xf32>
   }
   // CHECK: matmul = #tg.matmul<path = wgmma, arch = "sm_90a", tile = [128, 256, 64], stages = 4, schedule = pingpong, kmajor_copy = "A, B", reason = "">
-  %k = tg.fusion gemm (%m, %w) {matmul = #tg.matmul<path = wgmma, arch = "sm_90a", tile = [128, 256, 64], stages = 4, schedule = pingpong, kmajor_copy = "A, B", reason = "">} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> {
+  // CHECK-SAME: tg.buffers = [#tg.buffer<kind = arena, index = -1, offset = 256, bytes = 128>]
+  %k = tg.fusion gemm (%m, %w) {matmul = #tg.matmul<path = wgmma, arch = "sm_90a", tile = [128, 256, 64], stages = 4, schedule = pingpong, kmajor_copy = "A, B", reason = "">, tg.buffers = [#tg.buffer<kind = arena, index = -1, offset = 256, bytes = 128>]} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> {
   ^bb0(%a: tensor<4x8xf32>, %b: tensor<8x8xf32>):
     %p = tg.matmul %a, %b : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
     tg.yield %p : tensor<4x8xf32>

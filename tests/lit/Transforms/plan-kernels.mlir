@@ -7,17 +7,17 @@
 // CHECK-LABEL: func.func @reuse
 // CHECK-SAME: tg.arena_bytes = 8192
 // CHECK: tg.fusion reduction
-// CHECK-SAME: tg.buffers = [{bytes = 4096 : i64, kind = "arena", offset = 0 : i64}]
+// CHECK-SAME: tg.buffers = [#tg.buffer<kind = arena, index = -1, offset = 0, bytes = 4096>]
 // CHECK-SAME: tg.kernel = "tg_r0_reduce_sum"
 // CHECK: tg.fusion elementwise
-// CHECK-SAME: tg.buffers = [{bytes = 4096 : i64, kind = "arena", offset = 4096 : i64}]
+// CHECK-SAME: tg.buffers = [#tg.buffer<kind = arena, index = -1, offset = 4096, bytes = 4096>]
 // CHECK-SAME: tg.kernel = "tg_e1_exp"
 // CHECK: tg.fusion reduction
-// CHECK-SAME: tg.buffers = [{bytes = 4096 : i64, kind = "arena", offset = 0 : i64}]
+// CHECK-SAME: tg.buffers = [#tg.buffer<kind = arena, index = -1, offset = 0, bytes = 4096>]
 // CHECK: tg.fusion elementwise
-// CHECK-SAME: tg.buffers = [{bytes = 4096 : i64, index = 0 : i64, kind = "output"}]
+// CHECK-SAME: tg.buffers = [#tg.buffer<kind = output, index = 0, offset = 0, bytes = 4096>]
 // CHECK: tg.reshape
-// CHECK-SAME: tg.buffers = [{bytes = 4096 : i64, kind = "alias"}]
+// CHECK-SAME: tg.buffers = [#tg.buffer<kind = alias, index = -1, offset = 0, bytes = 4096>]
 func.func @reuse(%x: tensor<1024x2xf32>) -> (tensor<1024xf32>, tensor<32x32xf32>) {
   %t1 = tg.reduce_sum %x axes = [1] : tensor<1024x2xf32> to tensor<1024xf32>
   %t2 = tg.exp %t1 : tensor<1024xf32>

@@ -39,4 +39,41 @@ def Tg_MatmulConfigAttr : AttrDef<Tg_Dialect, "MatmulConfig"> {
   let genVerifyDecl = 1;
 }
 
+// The buffer kinds are the runtime's own (rt::PlanBuffer::Kind): the plan the code generator
+// builds from these attributes uses them as they are.
+def Tg_BufferKindParameter : AttrParameter<"::tg::rt::PlanBuffer::Kind", "where a value lives"> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::tg::rt::PlanBuffer::Kind> {
+      const ::llvm::SMLoc loc = $_parser.getCurrentLocation();
+      ::llvm::StringRef name;
+      if (::mlir::failed($_parser.parseKeyword(&name))) return ::mlir::failure();
+      if (auto kind = ::tg::rt::bufferKindFromName(name)) return *kind;
+      $_parser.emitError(loc) << "unknown buffer kind '" << name
+                              << "' (input, constant, output, arena, alias, check_flag)";
+      return ::mlir::failure();
+    }() }];
+  let printer = [{ $_printer << ::tg::rt::bufferKindName($_self) }];
+}
+
+def Tg_BufferAttr : AttrDef<Tg_Dialect, "Buffer"> {
+  let mnemonic = "buffer";
+  let summary = "where tg-plan put one result of an op";
+  let description = [{
+    `kind`: an input (`index`: the argument), a constant (uploaded once), an output (`index`:
+    the result), a temporary at byte `offset` of the per-call arena, or an alias of operand
+    0's buffer (a reshape); `bytes`: its size. Unused fields are -1 (index) and 0 (offset).
+
+    ```mlir
+    tg.buffers = [#tg.buffer<kind = arena, index = -1, offset = 4096, bytes = 4096>]
+    ```
+  }];
+  let parameters = (ins
+    Tg_BufferKindParameter:$kind,
+    "int64_t":$index,
+    "int64_t":$offset,
+    "int64_t":$bytes
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // TG_DIALECT_TGATTRS_TD

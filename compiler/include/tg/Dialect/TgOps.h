@@ -11,6 +11,7 @@
 
 #include "tg/Dialect/TgDialect.h"
 #include "tg/Dialect/TgTraits.h"
+#include "tg/Runtime/Plan.h"
 
 #include "tg/Dialect/TgOpsEnums.h.inc"
 

@@ -1,35 +1,18 @@
 //===- BufferAssignment.h - Where each value lives, as the tg-plan pass decides ===//
 //
-// The tg-plan pass records, on every op of a planned function, one buffer per result as a
-// dictionary attribute (`tg.buffers`), so the dump shows the plan and the code generator reads
-// it back from the IR rather than recomputing it.
+// The tg-plan pass records, on every op of a planned function, one `#tg.buffer` per result
+// (ir::BufferAttr, TgAttrs.td) in an array under `tg.buffers`, the arena's size on the
+// function and each kernel's name on its tg.fusion, so the dump shows the plan and the code
+// generator reads it back from the IR rather than recomputing it. These are the attributes'
+// names, spelled here only.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "mlir/IR/Attributes.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Operation.h"
-
-#include <cstdint>
-#include <optional>
-#include <string>
-
 namespace tg {
 
-struct BufferAssignment {
-  enum class Kind { Input, Constant, Output, Arena, Alias };
-  Kind kind = Kind::Arena;
-  int64_t index = -1;   ///< Input: argument number; Output: result number; Alias: see below.
-  int64_t offset = 0;   ///< Arena: byte offset.
-  int64_t bytes = 0;
-  /// Alias: the value aliased is operand 0 of the op (a reshape).
-
-  mlir::Attribute toAttr(mlir::MLIRContext* context) const;
-  static std::optional<BufferAssignment> fromAttr(mlir::Attribute attr);
-};
-
-/// The attribute name the assignments of an op's results are stored under.
+/// The attribute name the assignments of an op's results are stored under (an array of
+/// #tg.buffer, one per result).
 inline constexpr const char* kBuffersAttr = "tg.buffers";
 /// The attribute holding a kernel's name, on each tg.fusion.
 inline constexpr const char* kKernelNameAttr = "tg.kernel";

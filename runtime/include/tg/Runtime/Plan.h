@@ -10,7 +10,9 @@
 #include "tg/Runtime/Gpu.h"
 #include "tg/Support/DType.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tg::rt {
@@ -39,6 +41,11 @@ struct PlanBuffer {
   std::string data;
   std::string label;  ///< What the buffer holds, for dumps ("%3 = tg.add ...").
 };
+
+/// The kind's name in plans and in the IR's `#tg.buffer` ("input", ..., "check_flag").
+const char* bufferKindName(PlanBuffer::Kind kind);
+/// The kind `name` spells (bufferKindName's inverse).
+std::optional<PlanBuffer::Kind> bufferKindFromName(std::string_view name);
 
 /// A tensor map over the launch's argument `arg` (an index into PlanLaunch::buffers).
 struct PlanTensorMap {
