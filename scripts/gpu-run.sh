@@ -111,7 +111,7 @@ remote() {
     mkdir -p "$logs/sass"
     # The fused MLP layer (bf16 matmul + bias + gelu) must run on tensor cores: HGMMA.
     for ex in chain8 chain8_bf16 bias_gelu mlp; do
-      ./tgc dump "$ex" --stage=schedule --out-dir="$logs/sass/$ex" > "$logs/sass/$ex.plan.txt" 2>&1
+      ./tgc dump "$ex" --stage=plan --out-dir="$logs/sass/$ex" > "$logs/sass/$ex.plan.txt" 2>&1
       for c in "$logs/sass/$ex"/*.cubin; do
         cuobjdump --dump-sass "$c" > "${c%.cubin}.sass" 2>&1
         summary+="sass $ex $(basename "$c"): $(grep -c 'LDG.E.128' "${c%.cubin}.sass") LDG.E.128, $(grep -c 'STG.E.128' "${c%.cubin}.sass") STG.E.128, $(grep -c 'MUFU' "${c%.cubin}.sass") MUFU, $(grep -c 'HGMMA' "${c%.cubin}.sass") HGMMA\n"

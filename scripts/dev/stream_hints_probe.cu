@@ -15,7 +15,7 @@
 //   X/ev      X timed per launch, as tg_bench and compare_torch.py time (median of 20 pairs)
 //   tgchain/graph  tgchain as a one-node CUDA graph, as tg's jit launches it from its 3rd call
 //   tgchain   tg's own kernel for the 8-op chain, when built with -DTG_CHAIN_CU='"file.cu"': the
-//             source `tgc dump chain8 --stage=schedule` writes, kNumel set to 64M (scripts/dev/
+//             source `tgc dump chain8 --stage=plan` writes, kNumel set to 64M (scripts/dev/
 //             stream_hints_probe.sh does both)
 #include <cuda_runtime.h>
 #include <algorithm>

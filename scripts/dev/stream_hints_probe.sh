@@ -6,7 +6,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${TG_BUILD_DIR:-$root/build}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-"$build/tools/tgc" dump chain8 --stage=schedule --arch=sm_90a --out-dir="$work" > /dev/null
+"$build/tools/tgc" dump chain8 --stage=plan --arch=sm_90a --out-dir="$work" > /dev/null
 src="$(ls "$work"/*.cu | head -1)"
 sed -i 's/kNumel = 1048576u;/kNumel = 67108864u;/' "$src"
 grep -q 'kNumel = 67108864u;' "$src" || { echo "chain8 source: kNumel not found"; exit 1; }

@@ -48,7 +48,7 @@ TEST_F(DumpFiles, AFileSizeLimitFailsOneFileAndKillsNothing) {
         tg::compiler::ArtifactSink sink = tg::compiler::directorySink(out.string(), "t");
         sink({"traced", "0-traced.mlir", "small\n"});
         sink({"cuda", "k.cu", std::string(64 * 1024, 'x')});  // above the 4 KiB limit
-        sink({"schedule", "plan.txt", "also small\n"});
+        sink({"plan", "plan.txt", "also small\n"});
         return 0;
       },
       {.fileSizeLimit = 4096});

@@ -1,7 +1,7 @@
 //===- tg-opt.cpp - mlir-opt for the tg dialect and its passes ------------===//
 //
 // Parses, verifies, transforms and prints tg IR: the driver of the lit tests.
-//   tg-opt input.mlir --canonicalize --tg-fuse --tg-plan
+//   tg-opt input.mlir --canonicalize --tg-fuse --tg-assign-buffers
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Compiler/Context.h"

@@ -46,7 +46,7 @@ constexpr const char* kUsage = R"(usage:
   tgc dump FILE.mlir|EXAMPLE [--stage=STAGE[,STAGE...]] [--arch=ARCH] [--no-fuse]
            [--precision=auto|accurate|fast] [--sm-count=N] [--out-dir=DIR]
       Prints each compilation stage. STAGE is one of: all (default), traced, canonicalize,
-      decompose, fuse, lower-matmul, plan, remarks, schedule, cuda, ptx, cubin (binary,
+      decompose, fuse, select-matmul, assign-buffers, remarks, plan, cuda, ptx, cubin (binary,
       only when named). ARCH is an NVRTC
       target (default: this machine's GPU, or sm_90a without one). --out-dir also writes
       every stage (cubins included) as files into DIR. Needs no GPU.

@@ -1,6 +1,6 @@
 //===- EmitMatmul.cpp - CUDA C++ for a gemm tg.fusion (the simt path) -----===//
 //
-// Dispatches on the `#tg.matmul` path (tg-lower-matmul): `wgmma` and `mma_sync` have emitters of their
+// Dispatches on the `#tg.matmul` path (tg-select-matmul): `wgmma` and `mma_sync` have emitters of their
 // own; this file emits the `simt` kernel (templates/matmul_simt.cuh) and holds the pieces the
 // emitters share.
 //
@@ -67,7 +67,7 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
   fusion.getBody().walk([&](ir::MatmulOp m) { mm = m; });
   if (!mm) return fusion.emitOpError("gemm kernels hold one matmul");
   ir::MatmulConfigAttr config = fusion.getMatmulAttr();
-  if (!config) return fusion.emitOpError("has no matmul configuration: run tg-lower-matmul first");
+  if (!config) return fusion.emitOpError("has no matmul configuration: run tg-select-matmul first");
   if (config.getPath() == ir::MatmulPath::wgmma) return emitMatmulWgmma(fusion, mm, config, name, options);
   if (config.getPath() == ir::MatmulPath::mma_sync) return emitMatmulMma(fusion, mm, config, name, options);
   DenseI64ArrayAttr tile = config.getTile();

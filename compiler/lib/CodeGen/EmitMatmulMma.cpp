@@ -1,6 +1,6 @@
 //===- EmitMatmulMma.cpp - CUDA C++ for a gemm tg.fusion on sm_80-class GPUs ===//
 //
-// The `mma_sync` path chosen by tg-lower-matmul for bf16/f16 on sm_80-class targets and for
+// The `mma_sync` path chosen by tg-select-matmul for bf16/f16 on sm_80-class targets and for
 // f32 (as TF32) on every target from sm_80: templates/matmul_mma.cuh specialised by macros,
 // and a TgBody that hands the kernel its operands and whose store() is the fused epilogue.
 // Operands in memory, as for the other paths:

@@ -1,6 +1,6 @@
 //===- EmitMatmulWgmma.cpp - CUDA C++ for a gemm tg.fusion on Hopper -------===//
 //
-// The `wgmma` path chosen by tg-lower-matmul on sm_90a for bf16/f16, and for f32 read as TF32
+// The `wgmma` path chosen by tg-select-matmul on sm_90a for bf16/f16, and for f32 read as TF32
 // when both operands are K-major: templates/matmul_wgmma.cuh specialised by macros, the
 // `tg_wgmma` wrapper of one wgmma.mma_async instruction (its 64 x N x 16 (2-byte) or 64 x N x 8
 // (TF32) shape, dtype and operand majorness are immediates), a TgBody whose store() is the

@@ -94,7 +94,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     plan.buffers.push_back(b);
   }
   auto arena = func->getAttrOfType<IntegerAttr>(kArenaBytesAttr);
-  if (!arena) return func.emitOpError("has no buffer plan: run tg-plan first");
+  if (!arena) return func.emitOpError("has no buffer plan: run tg-assign-buffers first");
   plan.arenaBytes = arena.getInt();
 
   for (Operation& op : block) {
@@ -110,7 +110,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     auto assignments = op.getAttrOfType<ArrayAttr>(kBuffersAttr);
     if (op.getNumResults() == 0) assignments = ArrayAttr::get(op.getContext(), {});
     if (!assignments || assignments.size() != op.getNumResults())
-      return op.emitOpError("has no buffer assignment: run tg-plan first");
+      return op.emitOpError("has no buffer assignment: run tg-assign-buffers first");
     for (auto [r, attr] : llvm::zip(op.getResults(), assignments)) {
       auto a = dyn_cast<ir::BufferAttr>(attr);
       if (!a) return op.emitOpError("has a buffer assignment that is not a #tg.buffer");
@@ -138,7 +138,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     auto fusion = dyn_cast<ir::FusionOp>(op);
     if (!fusion || computesNothing(fusion)) continue;
     auto name = fusion->getAttrOfType<StringAttr>(kKernelNameAttr);
-    if (!name) return fusion.emitOpError("has no kernel name: run tg-plan first");
+    if (!name) return fusion.emitOpError("has no kernel name: run tg-assign-buffers first");
     FailureOr<KernelEmission> emission = failure();
     switch (fusion.getKind()) {
       case ir::FusionKind::elementwise:

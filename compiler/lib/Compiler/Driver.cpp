@@ -28,7 +28,7 @@ const std::vector<std::string>& artifactStages() {
   static const std::vector<std::string> stages = [] {
     std::vector<std::string> s = {"traced"};
     for (const PipelineStage& stage : pipelineStages(PipelineOptions{})) s.push_back(stage.name);
-    for (const char* after : {"remarks", "schedule", "cuda", "ptx", "cubin"}) s.push_back(after);
+    for (const char* after : {"remarks", "plan", "cuda", "ptx", "cubin"}) s.push_back(after);
     return s;
   }();
   return stages;
@@ -76,7 +76,7 @@ rt::Plan compile(ModuleOp module, const PipelineOptions& options, Target target,
   if (failed(plan)) throw Error("compilation failed:\n" + errors, firstError);
   if (sink && target == Target::Cuda) {
     sink({"remarks", "remarks.txt", remarks.empty() ? "(every edge was fused)\n" : remarks});
-    sink({"schedule", "plan.txt", plan->str()});
+    sink({"plan", "plan.txt", plan->str()});
     for (const rt::KernelSource& k : plan->kernels) sink({"cuda", k.name + ".cu", k.source});
     if (wantPtx)
       for (const rt::KernelSource& k : plan->kernels) {

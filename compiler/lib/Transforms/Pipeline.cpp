@@ -3,9 +3,9 @@
 //  1. canonicalize + cse         fold identities and splats, share equal subexpressions
 //  2. decompose composites       softmax, layer_norm -> reductions + elementwise ops
 //  3. fuse                       elementwise groups -> tg.fusion kernels (remarks for refusals)
-//  4. lower matmul               choose each matmul's path (wgmma, mma_sync, simt) and tile
-//  5. plan                       kernel names, buffers by liveness
-//  6. emit                       CUDA C++ per kernel + launches + buffers = rt::Plan
+//  4. select-matmul              choose each matmul's kernel path (wgmma, mma_sync, simt) and tile
+//  5. assign-buffers             kernel names, buffers by liveness
+//  6. emit                       CUDA C++ per kernel + launches + buffers = the rt::Plan
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Transforms/Pipeline.h"
@@ -57,18 +57,18 @@ std::vector<PipelineStage> pipelineStages(const PipelineOptions& o) {
          pm.addNestedPass<func::FuncOp>(createTgFuseElementwise(fuse));
        },
        Target::FusedReference},
-      {"lower-matmul",
+      {"select-matmul",
        [cg](OpPassManager& pm) {
-         TgLowerMatmulOptions lower;
+         TgSelectMatmulOptions lower;
          lower.arch = cg.arch;
          // TF32 multiplies f32 matmuls with 10-bit mantissas; Accurate keeps them in f32.
          lower.tf32 = cg.precision != Precision::Accurate;
          lower.forcePath = cg.tuning.matmulPath;
          lower.forceSchedule = cg.tuning.gemmSchedule;
-         pm.addNestedPass<func::FuncOp>(createTgLowerMatmul(lower));
+         pm.addNestedPass<func::FuncOp>(createTgSelectMatmul(lower));
        },
        Target::Cuda},
-      {"plan", [](OpPassManager& pm) { pm.addNestedPass<func::FuncOp>(createTgPlanKernels()); },
+      {"assign-buffers", [](OpPassManager& pm) { pm.addNestedPass<func::FuncOp>(createTgAssignBuffers()); },
        Target::Cuda},
   };
 }

@@ -1,8 +1,8 @@
 // RUN: tg-opt %s -split-input-file -verify-diagnostics --tg-fuse
-// RUN: tg-opt %s -split-input-file -verify-diagnostics --tg-plan
+// RUN: tg-opt %s -split-input-file -verify-diagnostics --tg-assign-buffers
 //
 // ir::verifyTgFunction (tg/Dialect/EntryFunction.h): MLIR verifies tg ops, but nothing in
-// MLIR checks the func.func around them. tg-fuse and tg-plan walk the whole body and check it
+// MLIR checks the func.func around them. tg-fuse and tg-assign-buffers walk the whole body and check it
 // first; compiler::compile and tgc check the module (one such function) before any pass. Each
 // case here used to crash (SIGSEGV in EmitPlan) or plan wrong buffers.
 

@@ -308,7 +308,7 @@ func.func @fusion(%x: tensor<16xf32>, %y: tensor<16xf32>, %m: tensor<4x8xf32>, %
     %q = tg.relu %p : tensor<4x8xf32>
     tg.yield %q : tensor<4x8xf32>
   }
-  // The configuration tg-lower-matmul records, with every field.
+  // The configuration tg-select-matmul records, with every field.
   // CHECK: tg.fusion gemm(%[[M]], %[[W]]) {matmul = #tg.matmul<path = simt, arch = "sm_80", tile = [32, 32, 16], stages = 0, schedule = none, kmajor_copy = "", reason = "too small \22for\22 TMA">}
   %h = tg.fusion gemm (%m, %w) {matmul = #tg.matmul<path = simt, arch = "sm_80", tile = [32, 32, 16], stages = 0, schedule = none, kmajor_copy = "", reason = "too small \"for\" TMA">} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> {
   ^bb0(%a: tensor<4x8xf32>, %b: tensor<8x8xf32>):

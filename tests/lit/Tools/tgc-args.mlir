@@ -15,7 +15,7 @@
 // SMTAIL: tgc: error: --sm-count takes a count from 1 to 100000, got '12x'
 // RUN: not tgc run %s --output %t.npy --bench=abc 2>&1 | FileCheck %s --check-prefix=BENCHABC
 // BENCHABC: tgc: error: --bench takes a count from 1 to 100000, got 'abc'
-// RUN: tgc dump %s --sm-count=8 --stage=schedule | FileCheck %s --check-prefix=OK
+// RUN: tgc dump %s --sm-count=8 --stage=plan | FileCheck %s --check-prefix=OK
 // OK: plan @f for sm_90a: 1 kernel(s)
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

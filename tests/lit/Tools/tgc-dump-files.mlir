@@ -3,7 +3,7 @@
 // that write(2) fails with EFBIG as it fails with ENOSPC), or a limit with SIGXFSZ at its
 // default (which used to kill tgc). No temporary or empty file is left behind.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: tgc dump %s --arch=sm_80 --stage=schedule --out-dir=%t/dump | FileCheck %s --check-prefix=OK
+// RUN: tgc dump %s --arch=sm_80 --stage=plan --out-dir=%t/dump | FileCheck %s --check-prefix=OK
 // OK: plan @g for sm_80
 // RUN: ls %t/dump | FileCheck %s --check-prefix=FILES
 // FILES: tgc.0-traced.mlir
@@ -13,14 +13,14 @@
 // RUN: ls %t/dump | not grep tmp
 //
 // RUN: echo a file > %t/afile
-// RUN: not tgc dump %s --arch=sm_80 --stage=schedule --out-dir=%t/afile/dump 2>&1 | FileCheck %s --check-prefix=NOTDIR
+// RUN: not tgc dump %s --arch=sm_80 --stage=plan --out-dir=%t/afile/dump 2>&1 | FileCheck %s --check-prefix=NOTDIR
 // NOTDIR: tgc: error: cannot write {{[0-9]+}} of {{[0-9]+}} dump file(s) to {{.*}}afile/dump: cannot create the directory {{.*}}Not a directory
 //
-// RUN: not sh -c 'trap "" XFSZ; ulimit -f 1; exec tgc dump %s --arch=sm_80 --stage=schedule --out-dir=%t/full' 2>&1 | FileCheck %s --check-prefix=FULL
+// RUN: not sh -c 'trap "" XFSZ; ulimit -f 1; exec tgc dump %s --arch=sm_80 --stage=plan --out-dir=%t/full' 2>&1 | FileCheck %s --check-prefix=FULL
 // FULL: tgc: error: cannot write {{[0-9]+}} of {{[0-9]+}} dump file(s) to {{.*}}: {{.*}}write error: File too large
 // RUN: ls %t/full | not grep tmp
 // RUN: find %t/full -type f -empty | count 0
-// RUN: not sh -c 'ulimit -f 1; exec tgc dump %s --arch=sm_80 --stage=schedule --out-dir=%t/limited' 2>&1 | FileCheck %s --check-prefix=FULL
+// RUN: not sh -c 'ulimit -f 1; exec tgc dump %s --arch=sm_80 --stage=plan --out-dir=%t/limited' 2>&1 | FileCheck %s --check-prefix=FULL
 // RUN: ls %t/limited | not grep tmp
 
 func.func @g(%x: tensor<64x32xf32>) -> tensor<64xf32> {

@@ -1,11 +1,11 @@
 // `tgc dump` prints every stage without a GPU; --stage picks stages.
-// RUN: tgc dump %s --arch=sm_80 --stage=fuse,remarks,schedule,cuda | FileCheck %s
+// RUN: tgc dump %s --arch=sm_80 --stage=fuse,remarks,plan,cuda | FileCheck %s
 // CHECK: ===== fuse: 3-fuse.mlir =====
 // CHECK: tg.fusion elementwise
 // CHECK: tg.fusion reduction
 // CHECK: ===== remarks: remarks.txt =====
 // CHECK: remark: {{.*}}not fused into 'tg.reduce_sum'
-// CHECK: ===== schedule: plan.txt =====
+// CHECK: ===== plan: plan.txt =====
 // CHECK: plan @g for sm_80: 2 kernel(s), 2 launch(es)
 // CHECK: ===== cuda: tg_e0_exp_mul.cu =====
 // CHECK: struct TgBody

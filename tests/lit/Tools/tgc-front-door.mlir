@@ -19,11 +19,11 @@
 // Zero-size tensors work end to end: kernels over no elements get no launch (their emitters
 // divided by the zero extent), reductions over an empty axis and a matmul with K = 0 still
 // compute their non-empty results (K = 0 takes the simt path).
-// RUN: tgc dump %S/Inputs/front-door/zero-broadcast.mlir --stage=schedule | FileCheck %s --check-prefix=ZERO
-// RUN: tgc dump %S/Inputs/front-door/zero-transpose.mlir --stage=schedule | FileCheck %s --check-prefix=ZERO
+// RUN: tgc dump %S/Inputs/front-door/zero-broadcast.mlir --stage=plan | FileCheck %s --check-prefix=ZERO
+// RUN: tgc dump %S/Inputs/front-door/zero-transpose.mlir --stage=plan | FileCheck %s --check-prefix=ZERO
 // ZERO: plan @f for sm_90a: 0 kernel(s), 0 launch(es), arena 0 bytes
 // ZERO: buffer 1: output 0, 0 bytes
-// RUN: tgc dump %S/Inputs/front-door/zero-size-ops.mlir --stage=schedule,ptx | FileCheck %s --check-prefix=ZOPS
+// RUN: tgc dump %S/Inputs/front-door/zero-size-ops.mlir --stage=plan,ptx | FileCheck %s --check-prefix=ZOPS
 // ZOPS: plan @f for sm_90a: 4 kernel(s), 4 launch(es)
 // ZOPS-NOT: launch tg_e0_exp
 // ZOPS: launch tg_r1_reduce_sum {{.*}} reduce_sum of 0 elements into each of 3 output(s)
@@ -47,18 +47,18 @@
 //
 // Splat constants stay splats: a 2^40-element splat result is a fill kernel, not a 4 TiB
 // host buffer (it was an uncaught bad_alloc; 2^28 elements took 3 s and 2.1 GB).
-// RUN: tgc dump %S/Inputs/front-door/splat-2e40.mlir --stage=schedule | FileCheck %s --check-prefix=SPLAT
+// RUN: tgc dump %S/Inputs/front-door/splat-2e40.mlir --stage=plan | FileCheck %s --check-prefix=SPLAT
 // SPLAT: plan @f for sm_90a: 1 kernel(s), 1 launch(es)
 // SPLAT-NOT: constant
 // SPLAT: buffer 0: output 0, 4398046511104 bytes  (tg.fusion tg_e0_fill)
 // SPLAT: launch tg_e0_fill
 // A matmul with a splat operand: the operand comes from a fill kernel ("matmul operands must
 // be contiguous inputs" before); the CPU result is the reference.
-// RUN: tgc dump %S/Inputs/front-door/matmul-splat-operand.mlir --stage=schedule,ptx | FileCheck %s --check-prefix=MMSPLAT
+// RUN: tgc dump %S/Inputs/front-door/matmul-splat-operand.mlir --stage=plan,ptx | FileCheck %s --check-prefix=MMSPLAT
 // MMSPLAT: launch tg_e0_fill {{.*}} 0 input(s), 1 output(s), 4096 elements
 // MMSPLAT: launch tg_g1_matmul {{.*}} buffers [0, 1, 2]
 // MMSPLAT: ===== ptx: tg_g1_matmul.ptx
-// RUN: tgc dump %S/Inputs/front-door/splat-reduction.mlir --stage=schedule,ptx | FileCheck %s --check-prefix=SPLATRED
+// RUN: tgc dump %S/Inputs/front-door/splat-reduction.mlir --stage=plan,ptx | FileCheck %s --check-prefix=SPLATRED
 // SPLATRED: launch tg_r0_reduce_sum {{.*}} buffers [0]
 // SPLATRED: launch tg_c1_check {{.*}} buffers [1]
 // SPLATRED: ===== ptx: tg_r0_reduce_sum.ptx

@@ -18,7 +18,7 @@ struct CodeGenOptions {
   Tuning tuning;  ///< launch-shape knobs (defaults: the measured best)
 };
 
-/// Generates one kernel per tg.fusion of `func` (which the tg-plan pass has annotated) and
+/// Generates one kernel per tg.fusion of `func` (which the tg-assign-buffers pass has annotated) and
 /// the launches and buffers that run them. Fails with a diagnostic on unsupported IR.
 mlir::FailureOr<rt::Plan> emitPlan(mlir::func::FuncOp func, const CodeGenOptions& options);
 

@@ -16,9 +16,9 @@ namespace tg::codegen {
 
 struct Tuning {
   /// TG_MATMUL_PATH: "mma_sync" or "simt" makes every matmul take that path where its
-  /// conditions hold (tg-lower-matmul's `path` option).
+  /// conditions hold (tg-select-matmul's `path` option).
   std::string matmulPath;
-  /// TG_GEMM_SCHEDULE: "cooperative" or "pingpong" for wgmma matmuls (tg-lower-matmul's
+  /// TG_GEMM_SCHEDULE: "cooperative" or "pingpong" for wgmma matmuls (tg-select-matmul's
   /// `schedule` option).
   std::string gemmSchedule;
   int gemmGroupM = 0;        ///< TG_GEMM_GROUP: tile rows per group of the wgmma tile order

@@ -19,8 +19,8 @@
 namespace tg::compiler {
 
 struct Artifact {
-  /// "traced", a pipeline stage name ("canonicalize", "fuse", ...), "remarks", "schedule"
-  /// (the kernel plan), "cuda", "ptx" or "cubin" (binary).
+  /// "traced", a pipeline stage name ("canonicalize", "fuse", ...), "remarks", "plan"
+  /// (the rt::Plan: kernels, buffers, launches), "cuda", "ptx" or "cubin" (binary).
   std::string stage;
   /// A file-name-friendly name: "3-fuse.mlir", "tg_e0_mul_add.cu", ...
   std::string fileName;

@@ -13,7 +13,7 @@ include "mlir/IR/AttrTypeBase.td"
 
 def Tg_MatmulConfigAttr : AttrDef<Tg_Dialect, "MatmulConfig"> {
   let mnemonic = "matmul";
-  let summary = "the kernel tg-lower-matmul chose for a gemm fusion";
+  let summary = "the kernel tg-select-matmul chose for a gemm fusion";
   let description = [{
     `path`: the kernel (wgmma, mma_sync, simt); `arch`: the NVRTC target it was chosen for;
     `tile`: block rows, columns and K-block; `stages`: shared-memory pipeline stages (0 for
@@ -56,7 +56,7 @@ def Tg_BufferKindParameter : AttrParameter<"::tg::rt::PlanBuffer::Kind", "where 
 
 def Tg_BufferAttr : AttrDef<Tg_Dialect, "Buffer"> {
   let mnemonic = "buffer";
-  let summary = "where tg-plan put one result of an op";
+  let summary = "where tg-assign-buffers put one result of an op";
   let description = [{
     `kind`: an input (`index`: the argument), a constant (uploaded once), an output (`index`:
     the result), a temporary at byte `offset` of the per-call arena, or an alias of operand

@@ -330,7 +330,7 @@ def Tg_FusionOp : Tg_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     Built by the fusion pass. The region is isolated: the group's inputs come in as block
     arguments and its outputs leave through `tg.yield`. `kind` names what the kernel is built
     around (elementwise, a reduction, a GEMM with its epilogue, or a tg.check). A gemm
-    fusion gets its kernel's `matmul` configuration from tg-lower-matmul.
+    fusion gets its kernel's `matmul` configuration from tg-select-matmul.
 
     ```mlir
     %r = tg.fusion elementwise (%x, %y) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32> {

@@ -1,6 +1,6 @@
-//===- BufferAssignment.h - Where each value lives, as the tg-plan pass decides ===//
+//===- BufferAssignment.h - Where each value lives, as the tg-assign-buffers pass decides ===//
 //
-// The tg-plan pass records, on every op of a planned function, one `#tg.buffer` per result
+// The tg-assign-buffers pass records, on every op of a planned function, one `#tg.buffer` per result
 // (ir::BufferAttr, TgAttrs.td) in an array under `tg.buffers`, the arena's size on the
 // function and each kernel's name on its tg.fusion, so the dump shows the plan and the code
 // generator reads it back from the IR rather than recomputing it. These are the attributes'

@@ -54,7 +54,7 @@ inline LayoutChain traceLayout(mlir::Value v) {
 /// cloned inside. When the root is a splat constant the kernel has no input and the constant
 /// is cloned inside too: a fill kernel, so that a splat is never expanded on the host. The
 /// fuser materializes a layout value or splat that a matmul, a kernel or the function result
-/// needs in memory with it; tg-lower-matmul, a K-major copy of a matmul operand.
+/// needs in memory with it; tg-select-matmul, a K-major copy of a matmul operand.
 inline ir::FusionOp buildLayoutCopy(mlir::OpBuilder& b, mlir::Value v) {
   mlir::OpBuilder::InsertionGuard guard(b);
   const mlir::Location loc = v.getDefiningOp()->getLoc();

@@ -51,7 +51,7 @@ def TgFuseElementwise : Pass<"tg-fuse", "mlir::func::FuncOp"> {
   ];
 }
 
-def TgLowerMatmul : Pass<"tg-lower-matmul", "mlir::func::FuncOp"> {
+def TgSelectMatmul : Pass<"tg-select-matmul", "mlir::func::FuncOp"> {
   let summary = "Choose the code path and tile configuration of every matmul";
   let description = [{
     Records on each gemm `tg.fusion` a `#tg.matmul` configuration (TgAttrs.td): the path
@@ -76,7 +76,7 @@ def TgLowerMatmul : Pass<"tg-lower-matmul", "mlir::func::FuncOp"> {
   ];
 }
 
-def TgPlanKernels : Pass<"tg-plan", "mlir::func::FuncOp"> {
+def TgAssignBuffers : Pass<"tg-assign-buffers", "mlir::func::FuncOp"> {
   let summary = "Name every kernel and assign buffers by liveness";
   let description = [{
     One kernel per `tg.fusion`. Gives each a readable name (`tg_k2_add_tanh_mul`), and assigns

@@ -75,7 +75,7 @@ struct Plan {
   std::vector<Shape> outputShapes;
   size_t arenaBytes = 0;
 
-  /// A readable listing: kernels, buffers, launches (tgc dump --stage=schedule).
+  /// A readable listing: kernels, buffers, launches (tgc dump --stage=plan).
   std::string str() const;
 };
 

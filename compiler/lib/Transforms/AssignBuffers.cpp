@@ -1,4 +1,4 @@
-//===- PlanKernels.cpp - Kernel names and buffer assignment by liveness ---===//
+//===- AssignBuffers.cpp - Kernel names and buffer assignment by liveness ===//
 //
 // After fusion, a function's body is tg.fusion ops (one kernel each), constants, reshapes
 // (aliases: same bytes, other shape) and the return. Every value gets a buffer:
@@ -22,7 +22,7 @@
 #include <map>
 
 namespace tg {
-#define GEN_PASS_DEF_TGPLANKERNELS
+#define GEN_PASS_DEF_TGASSIGNBUFFERS
 #include "tg/Transforms/Passes.h.inc"
 }  // namespace tg
 
@@ -109,7 +109,7 @@ std::string kernelName(ir::FusionOp fusion, int index) {
   return name;
 }
 
-struct TgPlanKernelsPass final : impl::TgPlanKernelsBase<TgPlanKernelsPass> {
+struct TgAssignBuffersPass final : impl::TgAssignBuffersBase<TgAssignBuffersPass> {
   using Base::Base;
 
   void runOnOperation() override {

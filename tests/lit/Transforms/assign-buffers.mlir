@@ -1,4 +1,4 @@
-// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-plan))' | FileCheck %s
+// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-assign-buffers))' | FileCheck %s
 //
 // Kernel names, and buffers: outputs fresh per call, temporaries in one arena whose slices are
 // reused once their last reader has run, reshapes as aliases.

@@ -1,11 +1,11 @@
-// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a}))' | FileCheck %s
-// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_80}))' | FileCheck %s --check-prefix=SM80
-// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_80 tf32=false}))' | FileCheck %s --check-prefix=ACCURATE
-// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a schedule=pingpong}))' | FileCheck %s --check-prefix=PINGPONG
-// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-lower-matmul{arch=sm_90a path=mma_sync}))' | FileCheck %s --check-prefix=FORCED
+// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-select-matmul{arch=sm_90a}))' | FileCheck %s
+// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-select-matmul{arch=sm_80}))' | FileCheck %s --check-prefix=SM80
+// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-select-matmul{arch=sm_80 tf32=false}))' | FileCheck %s --check-prefix=ACCURATE
+// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-select-matmul{arch=sm_90a schedule=pingpong}))' | FileCheck %s --check-prefix=PINGPONG
+// RUN: tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-fuse{remarks=false}, tg-select-matmul{arch=sm_90a path=mma_sync}))' | FileCheck %s --check-prefix=FORCED
 // RUN: env TG_MATMUL_PATH=mma_sync tg-opt %s -split-input-file --tg-pipeline | FileCheck %s --check-prefix=ENV
-// RUN: not tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-lower-matmul{path=fast}))' 2>&1 | FileCheck %s --check-prefix=BADPATH
-// RUN: not tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-lower-matmul{schedule=zigzag}))' 2>&1 | FileCheck %s --check-prefix=BADSCHEDULE
+// RUN: not tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-select-matmul{path=fast}))' 2>&1 | FileCheck %s --check-prefix=BADPATH
+// RUN: not tg-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(tg-select-matmul{schedule=zigzag}))' 2>&1 | FileCheck %s --check-prefix=BADSCHEDULE
 // ENV-LABEL: func.func @large_bf16
 // ENV: tg.fusion gemm
 // ENV-SAME: matmul = #tg.matmul<path = mma_sync

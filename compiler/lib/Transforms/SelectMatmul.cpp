@@ -1,4 +1,4 @@
-//===- LowerMatmul.cpp - Choose each matmul's code path and tile ----------===//
+//===- SelectMatmul.cpp - Choose each matmul's code path and tile ----------===//
 //
 // Paths:
 //  `wgmma`     sm_90a: bf16/f16 operands, or f32 ones read as TF32 when both are K-major
@@ -37,7 +37,7 @@
 #include <cstdlib>
 
 namespace tg {
-#define GEN_PASS_DEF_TGLOWERMATMUL
+#define GEN_PASS_DEF_TGSELECTMATMUL
 #include "tg/Transforms/Passes.h.inc"
 }  // namespace tg
 
@@ -160,17 +160,17 @@ std::string whyNoKMajorCopy(ir::FusionOp fusion, ir::MatmulOp mm) {
   return {};
 }
 
-struct TgLowerMatmulPass final : impl::TgLowerMatmulBase<TgLowerMatmulPass> {
+struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
   using Base::Base;
 
   void runOnOperation() override {
     if (!forcePath.empty() && forcePath != "mma_sync" && forcePath != "simt") {
-      getOperation().emitError("tg-lower-matmul: path '")
+      getOperation().emitError("tg-select-matmul: path '")
           << forcePath << "' is not mma_sync or simt (TG_MATMUL_PATH sets it)";
       return signalPassFailure();
     }
     if (!forceSchedule.empty() && forceSchedule != "cooperative" && forceSchedule != "pingpong") {
-      getOperation().emitError("tg-lower-matmul: schedule '")
+      getOperation().emitError("tg-select-matmul: schedule '")
           << forceSchedule << "' is not cooperative or pingpong (TG_GEMM_SCHEDULE sets it)";
       return signalPassFailure();
     }
