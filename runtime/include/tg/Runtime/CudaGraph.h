@@ -22,6 +22,7 @@
 #pragma once
 
 #include "tg/Runtime/LaunchParams.h"
+#include "tg/Runtime/Gpu.h"
 #include "tg/Runtime/Plan.h"
 
 #include <cstddef>

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tg/Runtime/KernelAbi.h"
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -71,30 +73,6 @@ class Module {
   Module(Gpu* gpu, void* handle) : gpu_(gpu), handle_(handle) {}
   Gpu* gpu_;
   void* handle_;
-};
-
-/// A TMA tensor map (CUtensorMap) over a row-major tensor: up to 3 dims, innermost first, with
-/// a box (the tile one copy moves) and 128-byte swizzling of shared memory. Encoded on the host
-/// for each new base address (Gpu::encodeTensorMap); kernels take it by value.
-struct TensorMapSpec {
-  enum class Type : uint8_t { BF16, F16, F32, TF32 };  ///< TF32: f32 in memory, read for TF32 math
-  Type type = Type::BF16;
-  uint32_t rank = 2;
-  uint64_t dims[3] = {1, 1, 1};     ///< elements, innermost first
-  uint64_t strides[2] = {0, 0};     ///< bytes between consecutive indices of dims 1 and 2
-  uint32_t box[3] = {1, 1, 1};      ///< elements, innermost first
-  bool swizzle128 = true;
-};
-
-/// The bytes of one encoded tensor map (CUtensorMap: 128 bytes, 64-byte aligned).
-struct alignas(64) TensorMapBytes {
-  unsigned char bytes[128];
-};
-
-struct LaunchDims {
-  uint32_t grid[3] = {1, 1, 1};
-  uint32_t block[3] = {1, 1, 1};
-  uint32_t sharedBytes = 0;
 };
 
 class Gpu {

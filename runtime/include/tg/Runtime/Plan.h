@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "tg/Runtime/Gpu.h"
+#include "tg/Runtime/KernelAbi.h"
 #include "tg/Support/DType.h"
 
 #include <optional>
