@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "tg/Frontend/Dispatch.h"
 #include "tg/Frontend/Tracer.h"
-#include "tg/Runtime/CheckRegistry.h"
+#include "tg/Support/CheckSites.h"
 
 #include <algorithm>
 
@@ -23,7 +23,7 @@ void check(const Tensor& cond, const std::string& message, Loc loc) {
                      dtype_name(cond.dtype()),
                  loc);
   graph::OpAttrs attrs;
-  attrs.checkId = rt::CheckRegistry::instance().add(message, SourceLoc::from(loc));
+  attrs.checkId = CheckSites::instance().add(message, SourceLoc::from(loc));
   const graph::TensorType placeholder{DType::Bool, {}};
   if (detail::Tracer* tracer = detail::Tracer::current()) {
     if (cond.impl().symbolic() && cond.impl().tracer.get() != tracer)
@@ -39,7 +39,7 @@ void check(const Tensor& cond, const std::string& message, Loc loc) {
   }
   std::vector<int32_t> values = detail::hostOf(cond).toInts();
   if (std::find(values.begin(), values.end(), 0) != values.end())
-    rt::CheckRegistry::instance().fail(attrs.checkId);
+    CheckSites::instance().fail(attrs.checkId);
 }
 
 }  // namespace tg

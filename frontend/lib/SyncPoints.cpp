@@ -4,7 +4,7 @@
 #include "tg/Frontend/Dispatch.h"
 #include "tg/Frontend/JitState.h"
 #include "tg/Frontend/Tracer.h"
-#include "tg/Runtime/CheckRegistry.h"
+#include "tg/Runtime/CheckFlag.h"
 
 #include <mutex>
 
@@ -56,7 +56,7 @@ void recordSync(const char* what, const char* reason, const char* hint, const So
 }
 
 void raiseFailedChecks() {
-  std::optional<rt::CheckFailure> failure = rt::CheckRegistry::instance().takeFailure();
+  std::optional<CheckFailure> failure = rt::takeCheckFailure();
   if (failure) throw Error("check failed: " + failure->message, failure->loc);
 }
 

@@ -30,27 +30,10 @@ std::mutex& compileMutex() {
   return mutex;
 }
 
-SourceLoc sourceLocOf(mlir::Location loc) {
-  if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
-    return SourceLoc(file.getFilename().str(), file.getLine());
-  if (auto name = mlir::dyn_cast<mlir::NameLoc>(loc)) {
-    SourceLoc inner = sourceLocOf(name.getChildLoc());
-    if (inner.known()) inner.function = name.getName().str();
-    return inner;
-  }
-  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc)) {
-    for (mlir::Location l : fused.getLocations()) {
-      SourceLoc inner = sourceLocOf(l);
-      if (inner.known()) return inner;
-    }
-  }
-  return {};
-}
-
 DiagnosticCollector::DiagnosticCollector(mlir::MLIRContext& context) : context_(context) {
   handler_ = context_.getDiagEngine().registerHandler([this](mlir::Diagnostic& diag) {
     llvm::raw_string_ostream os(text_);
-    SourceLoc where = sourceLocOf(diag.getLocation());
+    SourceLoc where = ir::sourceLocOf(diag.getLocation());
     if (diag.getSeverity() == mlir::DiagnosticSeverity::Error && !firstErrorLoc_.known())
       firstErrorLoc_ = where;
     if (where.known()) os << where.str() << ": ";

@@ -51,7 +51,7 @@ rt::Plan compile(ModuleOp module, const PipelineOptions& options, Target target,
   SourceLoc firstError;
   ScopedDiagnosticHandler handler(context, [&](Diagnostic& diag) {
     std::string line;
-    SourceLoc where = sourceLocOf(diag.getLocation());
+    SourceLoc where = ir::sourceLocOf(diag.getLocation());
     if (where.known()) line = where.str() + ": ";
     line += diag.str() + "\n";
     if (diag.getSeverity() == DiagnosticSeverity::Remark) {

@@ -1,11 +1,11 @@
 //===- Interpreter.cpp - Evaluation of tg IR with the reference kernels ---===//
 #include "tg/Reference/Interpreter.h"
 
-#include "tg/Compiler/Context.h"
+#include "tg/Dialect/Locations.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/TgOps.h"
 #include "tg/Reference/RefKernels.h"
-#include "tg/Runtime/CheckRegistry.h"
+#include "tg/Support/CheckSites.h"
 #include "tg/Support/Error.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -114,21 +114,21 @@ std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTe
       // A failure is recorded; the host raises it at its next sync point.
       std::vector<int32_t> cond = lookup(check.getCondition()).toInts();
       if (std::find(cond.begin(), cond.end(), 0) != cond.end())
-        rt::CheckRegistry::instance().fail(static_cast<int64_t>(check.getId()));
+        CheckSites::instance().fail(static_cast<int64_t>(check.getId()));
       continue;
     }
     if (auto constant = dyn_cast<ir::ConstantOp>(op)) {
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
       if (!dense)
         throw Error("interpreter: only dense constants are supported",
-                    compiler::sourceLocOf(op.getLoc()));
+                    ir::sourceLocOf(op.getLoc()));
       values[constant.getResult()] = inF32 ? widened(hostFromElements(dense)) : hostFromElements(dense);
       continue;
     }
     std::optional<ir::OpDescription> desc = ir::describeOp(&op);
     if (!desc)
       throw Error("interpreter: cannot evaluate " + opText(&op),
-                  compiler::sourceLocOf(op.getLoc()));
+                  ir::sourceLocOf(op.getLoc()));
     std::vector<HostTensor> operands;
     for (Value v : op.getOperands()) operands.push_back(lookup(v));
     HostTensor result = evaluate(desc->kind, desc->attrs, operands);

@@ -56,7 +56,7 @@ int64_t resultNumel(Operation* op) {
 }
 
 std::string locText(Location loc) {
-  SourceLoc s = compiler::sourceLocOf(loc);
+  SourceLoc s = ir::sourceLocOf(loc);
   return s.known() ? s.str() : std::string("<unknown>");
 }
 

@@ -1,7 +1,7 @@
 //===- Executor.cpp - Plan execution --------------------------------------===//
 #include "tg/Runtime/Executor.h"
 
-#include "tg/Runtime/CheckRegistry.h"
+#include "tg/Runtime/CheckFlag.h"
 #include "tg/Runtime/CudaGraph.h"
 #include "tg/Runtime/KernelCache.h"
 #include "tg/Support/Error.h"
@@ -114,8 +114,8 @@ void Executor::bindBuffers(const std::vector<std::shared_ptr<DeviceBuffer>>& inp
       case PlanBuffer::Kind::CheckFlag:
         // The flag's address never changes, so a CUDA graph keeps it; the host must still learn
         // on every run that check kernels were queued.
-        ptrs[i] = CheckRegistry::instance().deviceFlag(gpu_);
-        CheckRegistry::instance().launched();
+        ptrs[i] = CheckFlag::instance().deviceFlag(gpu_);
+        CheckFlag::instance().launched();
         break;
     }
     if (owners[i] && b.kind != PlanBuffer::Kind::Alias) ptrs[i] = owners[i]->ptr();

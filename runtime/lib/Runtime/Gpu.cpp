@@ -2,7 +2,7 @@
 #include "tg/Runtime/Gpu.h"
 
 #include "CudaDriver.h"
-#include "tg/Runtime/CheckRegistry.h"
+#include "tg/Runtime/CheckFlag.h"
 #include "tg/Support/Error.h"
 
 #include <algorithm>
@@ -258,7 +258,7 @@ void Gpu::releaseProcessResources() {
   const CudaDriver& d = driverOf(driver_);
   CUstream s = static_cast<CUstream>(stream_);
   d.cuStreamSynchronize(s);  // nothing queued may still use what is freed (errors: exit anyway)
-  CheckRegistry::instance().releaseDeviceFlag();
+  CheckFlag::instance().release();
   freeKept();
   std::vector<std::pair<DevicePtr, size_t>> slabs;
   {

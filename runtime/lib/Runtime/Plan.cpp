@@ -5,30 +5,6 @@
 
 namespace tg::rt {
 
-namespace {
-constexpr PlanBuffer::Kind kKinds[] = {PlanBuffer::Kind::Input, PlanBuffer::Kind::Constant,
-                                       PlanBuffer::Kind::Output, PlanBuffer::Kind::Arena,
-                                       PlanBuffer::Kind::Alias, PlanBuffer::Kind::CheckFlag};
-}  // namespace
-
-const char* bufferKindName(PlanBuffer::Kind k) {
-  switch (k) {
-    case PlanBuffer::Kind::Input: return "input";
-    case PlanBuffer::Kind::Constant: return "constant";
-    case PlanBuffer::Kind::Output: return "output";
-    case PlanBuffer::Kind::Arena: return "arena";
-    case PlanBuffer::Kind::Alias: return "alias";
-    case PlanBuffer::Kind::CheckFlag: return "check_flag";
-  }
-  return "?";
-}
-
-std::optional<PlanBuffer::Kind> bufferKindFromName(std::string_view name) {
-  for (PlanBuffer::Kind k : kKinds)
-    if (name == bufferKindName(k)) return k;
-  return std::nullopt;
-}
-
 std::string Plan::str() const {
   std::ostringstream os;
   os << "plan @" << name << " for " << arch << ": " << kernels.size() << " kernel(s), "

@@ -1,6 +1,7 @@
 //===- Context.h - The MLIR context tg compiles in, and its diagnostics ---===//
 #pragma once
 
+#include "tg/Dialect/Locations.h"
 #include "tg/Support/Error.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -22,10 +23,6 @@ mlir::MLIRContext& sharedContext();
 
 /// Held while compiling in the shared context (diagnostic handlers are per context).
 std::mutex& compileMutex();
-
-/// The user's source location carried by an MLIR location (FileLineColLoc, possibly inside a
-/// NameLoc or FusedLoc), if any.
-SourceLoc sourceLocOf(mlir::Location loc);
 
 /// Collects the diagnostics emitted on a context while it lives (instead of printing them),
 /// so that a failure can be reported as one tg::Error.

@@ -32,7 +32,7 @@ struct PlanBuffer {
     Output,    ///< Allocated on every call: it becomes the program's result(s).
     Arena,     ///< A temporary at `offset` in the per-call arena (shared by liveness).
     Alias,     ///< The same memory as buffer `index` (a reshape).
-    CheckFlag, ///< The device flag that failed tg::checks write (CheckRegistry).
+    CheckFlag, ///< The device flag that failed tg::checks write (CheckFlag.h).
   };
   Kind kind = Kind::Arena;
   int index = -1;
@@ -43,9 +43,27 @@ struct PlanBuffer {
 };
 
 /// The kind's name in plans and in the IR's `#tg.buffer` ("input", ..., "check_flag").
-const char* bufferKindName(PlanBuffer::Kind kind);
+/// Inline: the dialect prints and parses it without linking the runtime.
+inline const char* bufferKindName(PlanBuffer::Kind kind) {
+  switch (kind) {
+    case PlanBuffer::Kind::Input: return "input";
+    case PlanBuffer::Kind::Constant: return "constant";
+    case PlanBuffer::Kind::Output: return "output";
+    case PlanBuffer::Kind::Arena: return "arena";
+    case PlanBuffer::Kind::Alias: return "alias";
+    case PlanBuffer::Kind::CheckFlag: return "check_flag";
+  }
+  return "?";
+}
+
 /// The kind `name` spells (bufferKindName's inverse).
-std::optional<PlanBuffer::Kind> bufferKindFromName(std::string_view name);
+inline std::optional<PlanBuffer::Kind> bufferKindFromName(std::string_view name) {
+  for (PlanBuffer::Kind k : {PlanBuffer::Kind::Input, PlanBuffer::Kind::Constant,
+                             PlanBuffer::Kind::Output, PlanBuffer::Kind::Arena,
+                             PlanBuffer::Kind::Alias, PlanBuffer::Kind::CheckFlag})
+    if (name == bufferKindName(k)) return k;
+  return std::nullopt;
+}
 
 /// A tensor map over the launch's argument `arg` (an index into PlanLaunch::buffers).
 struct PlanTensorMap {
