@@ -1,6 +1,8 @@
 //===- ProgramCheck.cpp - Run one random program every way and compare ----===//
 #include "ProgramCheck.h"
 
+#include "FusedReference.h"
+
 #include "tg/Compiler/Context.h"
 #include "tg/Compiler/Driver.h"
 #include "tg/Frontend/TraceImporter.h"
@@ -294,17 +296,7 @@ mlir::OwningOpRef<mlir::ModuleOp> traceModule(const tgtest::RandomProgram& p) {
 
 mlir::func::FuncOp onlyFunc(mlir::ModuleOp module) { return *module.getOps<mlir::func::FuncOp>().begin(); }
 
-/// The pipeline's stages up to and including "fuse" (Target::FusedReference): "" or the error.
-std::string runUpToFuse(mlir::ModuleOp module, bool fuse) {
-  tg::compiler::PipelineOptions options;
-  options.fuse = fuse;
-  try {
-    tg::compiler::compile(module, options, tg::compiler::Target::FusedReference);
-  } catch (const tg::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using tgtest::runUpToFuse;
 
 /// Compiles `module` (a clone is used) to a plan with fusion on or off for sm_90a and every
 /// kernel with NVRTC (each distinct source once per process). Returns the kernel count.

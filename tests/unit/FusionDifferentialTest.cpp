@@ -11,6 +11,7 @@
 // A failure prints the seed and the program.
 //
 //===----------------------------------------------------------------------===//
+#include "FusedReference.h"
 #include "RandomGraph.h"
 
 #include "tg/Compiler/Context.h"
@@ -40,18 +41,7 @@ namespace {
 
 using tg::ref::HostTensor;
 
-/// Runs the pipeline's stages up to and including "fuse" (Target::FusedReference) on
-/// `module`. Returns the error's text on failure, "" on success.
-std::string runUpToFuse(mlir::ModuleOp module, bool fuse) {
-  tg::compiler::PipelineOptions options;
-  options.fuse = fuse;
-  try {
-    tg::compiler::compile(module, options, tg::compiler::Target::FusedReference);
-  } catch (const tg::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using tgtest::runUpToFuse;
 
 int countFusions(mlir::ModuleOp module) {
   int n = 0;
