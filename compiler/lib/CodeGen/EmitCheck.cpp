@@ -3,7 +3,7 @@
 #include "KernelEmission.h"
 #include "ScalarMath.h"
 
-#include "tg/Transforms/LayoutChain.h"
+#include "tg/Dialect/LayoutChain.h"
 
 #include <sstream>
 

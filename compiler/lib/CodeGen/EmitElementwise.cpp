@@ -10,7 +10,7 @@
 #include "ScalarMath.h"
 
 #include "tg/Dialect/OpDescription.h"
-#include "tg/Transforms/LayoutChain.h"
+#include "tg/Dialect/LayoutChain.h"
 
 #include "llvm/ADT/DenseMap.h"
 

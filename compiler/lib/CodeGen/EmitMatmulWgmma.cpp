@@ -17,7 +17,7 @@
 #include "GemmEmission.h"
 #include "ScalarMath.h"
 
-#include "tg/Transforms/LayoutChain.h"
+#include "tg/Dialect/LayoutChain.h"
 
 #include <algorithm>
 #include <sstream>

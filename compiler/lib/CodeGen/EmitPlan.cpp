@@ -5,7 +5,7 @@
 #include "ScalarMath.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Reference/Interpreter.h"
-#include "tg/Transforms/BufferAssignment.h"
+#include "tg/Dialect/BufferAssignment.h"
 
 #include "llvm/ADT/DenseMap.h"
 

@@ -2,7 +2,7 @@
 #include "IndexExpr.h"
 
 #include "tg/Dialect/TgOps.h"
-#include "tg/Transforms/LayoutChain.h"
+#include "tg/Dialect/LayoutChain.h"
 
 #include <cassert>
 

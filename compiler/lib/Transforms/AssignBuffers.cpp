@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Dialect/EntryFunction.h"
-#include "tg/Transforms/BufferAssignment.h"
+#include "tg/Dialect/BufferAssignment.h"
 #include "tg/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"

@@ -19,7 +19,7 @@
 #include "tg/Compiler/Context.h"
 #include "tg/Dialect/EntryFunction.h"
 #include "tg/Dialect/OpDescription.h"
-#include "tg/Transforms/LayoutChain.h"
+#include "tg/Dialect/LayoutChain.h"
 #include "tg/Transforms/Passes.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"

@@ -31,7 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Support/DType.h"
-#include "tg/Transforms/LayoutChain.h"
+#include "tg/Dialect/LayoutChain.h"
 #include "tg/Transforms/Passes.h"
 
 #include <cstdlib>
