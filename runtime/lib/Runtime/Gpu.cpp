@@ -24,6 +24,36 @@ const CudaDriver& driverOf(const void* p) { return *static_cast<const CudaDriver
 
 constexpr size_t kStagingBytes = 32u << 20;
 
+/// The CachingAllocator's device: stream-ordered allocations on tg's stream.
+class DriverMemory final : public DeviceMemory {
+ public:
+  DriverMemory(const CudaDriver& driver, CUstream stream, size_t totalMemory)
+      : d_(driver), stream_(stream), totalMemory_(totalMemory) {}
+
+  DevicePtr tryAllocate(size_t bytes) override {
+    CUdeviceptr ptr = 0;
+    const CUresult r = d_.cuMemAllocAsync(&ptr, bytes, stream_);
+    if (r == CUDA_SUCCESS) return ptr;
+    // A request beyond the whole device may be refused with another code than out-of-memory;
+    // to the caller it is the same failure.
+    if (r == CUDA_ERROR_OUT_OF_MEMORY || bytes > totalMemory_) return 0;
+    throw Error("cuMemAllocAsync failed: " + cudaErrorText(d_, r));
+  }
+  // Errors here (e.g. at process exit, after the driver shut down) cannot be reported.
+  void free(DevicePtr ptr) override { d_.cuMemFreeAsync(ptr, stream_); }
+  void waitForFrees() override { d_.cuStreamSynchronize(stream_); }
+  std::string describeFree() override {
+    size_t freeBytes = 0, total = 0;
+    d_.cuMemGetInfo(&freeBytes, &total);
+    return std::to_string(freeBytes) + " of " + std::to_string(total) + " free";
+  }
+
+ private:
+  const CudaDriver& d_;
+  CUstream stream_;
+  size_t totalMemory_;
+};
+
 }  // namespace
 
 std::string DeviceInfo::arch() const {
@@ -80,8 +110,6 @@ Gpu* Gpu::get() {
     CUdevice dev;
     if ((r = d->cuDeviceGet(&dev, 0)) != CUDA_SUCCESS) return fail(r, "cuDeviceGet");
     auto* g = new Gpu();
-    if (const char* v = std::getenv("TG_NO_MEMORY_CACHING"); v && *v && std::string(v) != "0")
-      g->caching_ = false;
     g->driver_ = d;
     char name[256] = {};
     d->cuDeviceGetName(name, sizeof(name), dev);
@@ -108,6 +136,11 @@ Gpu* Gpu::get() {
     if ((r = d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
       return fail(r, "cuStreamCreate");
     g->stream_ = stream;
+    bool caching = true;
+    if (const char* v = std::getenv("TG_NO_MEMORY_CACHING"); v && *v && std::string(v) != "0")
+      caching = false;
+    g->memory_ = std::make_unique<DriverMemory>(*d, stream, g->info_.totalMemory);
+    g->allocator_ = std::make_unique<CachingAllocator>(*g->memory_, caching);
     // Keep freed memory in the pool: allocations on the hot path then never reach the OS.
     CUmemoryPool pool;
     if (d->cuDeviceGetDefaultMemPool(&pool, dev) == CUDA_SUCCESS) {
@@ -136,122 +169,8 @@ void Gpu::check(int result, const char* what) {
                 cudaErrorText(driverOf(driver_), static_cast<CUresult>(result)));
 }
 
-namespace {
-size_t roundSmall(size_t bytes) { return (bytes + Gpu::kSmallAlign - 1) / Gpu::kSmallAlign * Gpu::kSmallAlign; }
-}  // namespace
-
 std::shared_ptr<DeviceBuffer> Gpu::allocate(size_t bytes) {
-  if (bytes == 0) return std::make_shared<DeviceBuffer>(this, 0, 0);
-  DevicePtr ptr = 0;
-  if (!caching_)
-    ptr = driverAllocate(bytes);
-  else if (bytes <= kSmallBytes)
-    ptr = takeSmall(bytes);
-  else if (!(ptr = takeKept(bytes)))
-    ptr = driverAllocate(bytes);
-  return std::make_shared<DeviceBuffer>(this, ptr, bytes);
-}
-
-DevicePtr Gpu::takeSmall(size_t bytes) {
-  const size_t size = roundSmall(bytes);
-  {
-    std::lock_guard<std::mutex> lock(keptMutex_);
-    if (auto it = smallFree_.find(size); it != smallFree_.end() && !it->second.empty()) {
-      const DevicePtr ptr = it->second.back();
-      it->second.pop_back();
-      return ptr;
-    }
-    if (slabEnd_ - slabNext_ >= size) {
-      const DevicePtr ptr = slabNext_;
-      slabNext_ += size;
-      return ptr;
-    }
-  }
-  // A new slab (outside the lock: the driver call may wait for the stream). The old slab's
-  // rest stays unused. When not even a slab fits, this buffer alone: it joins the free lists
-  // all the same, and an out-of-memory error then names the bytes the caller asked for.
-  DevicePtr slab = 0;
-  try {
-    slab = driverAllocate(kSlabBytes);
-  } catch (const OutOfMemoryError&) {
-    const DevicePtr alone = driverAllocate(size, bytes);
-    std::lock_guard<std::mutex> lock(keptMutex_);
-    slabs_.push_back({alone, size});
-    return alone;
-  }
-  std::lock_guard<std::mutex> lock(keptMutex_);
-  slabs_.push_back({slab, kSlabBytes});
-  slabNext_ = slab + size;
-  slabEnd_ = slab + kSlabBytes;
-  return slab;
-}
-
-DevicePtr Gpu::takeKept(size_t bytes) {
-  std::lock_guard<std::mutex> lock(keptMutex_);
-  for (size_t i = kept_.size(); i-- > 0;)
-    if (kept_[i].bytes == bytes) {
-      const DevicePtr ptr = kept_[i].ptr;
-      kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(i));
-      return ptr;
-    }
-  return 0;
-}
-
-DevicePtr Gpu::driverAllocate(size_t bytes, size_t asked) {
-  if (asked == 0) asked = bytes;
-  const CudaDriver& d = driverOf(driver_);
-  CUdeviceptr ptr = 0;
-  CUstream s = static_cast<CUstream>(stream_);
-  CUresult r = d.cuMemAllocAsync(&ptr, bytes, s);
-  if (r == CUDA_ERROR_OUT_OF_MEMORY) {
-    // Kept buffers and frees queued on the stream return memory only once those frees execute:
-    // free, wait, then retry.
-    freeKept();
-    d.cuStreamSynchronize(s);
-    r = d.cuMemAllocAsync(&ptr, bytes, s);
-  }
-  // A request beyond the whole device may be refused with another code than out-of-memory; to
-  // the caller it is the same failure.
-  if (r == CUDA_ERROR_OUT_OF_MEMORY || (r != CUDA_SUCCESS && bytes > info_.totalMemory)) {
-    auto [freeBytes, total] = memoryInfo();
-    throw OutOfMemoryError("out of device memory: asked for " + std::to_string(asked) +
-                           " bytes, " + std::to_string(freeBytes) + " of " +
-                           std::to_string(total) + " free");
-  }
-  check(r, "cuMemAllocAsync");
-  driverBytes_.fetch_add(bytes, std::memory_order_relaxed);
-  return ptr;
-}
-
-void Gpu::release(DevicePtr ptr, size_t bytes) {
-  if (caching_) {
-    std::lock_guard<std::mutex> lock(keptMutex_);
-    if (bytes <= kSmallBytes) {  // slab memory never goes back to the driver
-      if (released_) return;     // ... but at exit, all of it did
-      smallFree_[roundSmall(bytes)].push_back(ptr);
-      return;
-    }
-    if (kept_.size() < kKeptBuffers && !released_) {
-      if (kept_.capacity() < kKeptBuffers) kept_.reserve(kKeptBuffers);
-      kept_.push_back({ptr, bytes});
-      return;
-    }
-  }
-  // Errors here (e.g. at process exit, after the driver shut down) cannot be reported.
-  driverOf(driver_).cuMemFreeAsync(ptr, static_cast<CUstream>(stream_));
-  driverBytes_.fetch_sub(bytes, std::memory_order_relaxed);
-}
-
-void Gpu::freeKept() {
-  std::vector<Kept> kept;
-  {
-    std::lock_guard<std::mutex> lock(keptMutex_);
-    kept.swap(kept_);
-  }
-  for (const Kept& k : kept) {
-    driverOf(driver_).cuMemFreeAsync(k.ptr, static_cast<CUstream>(stream_));
-    driverBytes_.fetch_sub(k.bytes, std::memory_order_relaxed);
-  }
+  return std::make_shared<DeviceBuffer>(this, bytes ? allocator_->allocate(bytes) : 0, bytes);
 }
 
 void Gpu::releaseProcessResources() {
@@ -259,19 +178,7 @@ void Gpu::releaseProcessResources() {
   CUstream s = static_cast<CUstream>(stream_);
   d.cuStreamSynchronize(s);  // nothing queued may still use what is freed (errors: exit anyway)
   CheckFlag::instance().release();
-  freeKept();
-  std::vector<std::pair<DevicePtr, size_t>> slabs;
-  {
-    std::lock_guard<std::mutex> lock(keptMutex_);
-    released_ = true;
-    slabs.swap(slabs_);
-    smallFree_.clear();
-    slabNext_ = slabEnd_ = 0;
-  }
-  for (auto [slab, bytes] : slabs) {
-    d.cuMemFreeAsync(slab, s);
-    driverBytes_.fetch_sub(bytes, std::memory_order_relaxed);
-  }
+  allocator_->releaseAll();
   if (staging_) {
     d.cuEventSynchronize(static_cast<CUevent>(stagingFree_));
     d.cuEventDestroy(static_cast<CUevent>(stagingFree_));

@@ -8,20 +8,16 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tg/Runtime/CachingAllocator.h"
 #include "tg/Runtime/KernelAbi.h"
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace tg::rt {
-
-using DevicePtr = uint64_t;
 
 struct DeviceInfo {
   std::string name;
@@ -41,7 +37,7 @@ struct DeviceInfo {
 class Gpu;
 
 /// Device memory from the stream-ordered pool. Released when the last reference goes away: kept
-/// for the next allocation of the same size (Gpu::allocate), or freed stream-ordered. Either
+/// for a later allocation (CachingAllocator), or freed stream-ordered. Either
 /// way no host sync, and the memory is reused only by work queued later on tg's stream.
 class DeviceBuffer {
  public:
@@ -84,21 +80,12 @@ class Gpu {
 
   const DeviceInfo& info() const { return info_; }
   /// False under TG_NO_MEMORY_CACHING=1 (every allocation goes to the driver).
-  bool cachesMemory() const { return caching_; }
+  bool cachesMemory() const { return allocator_->caches(); }
 
-  /// Stream-ordered allocation: no host sync, and usually no driver call either:
-  ///  - small buffers (up to kSmallBytes) are carved from 2 MiB slabs, in kSmallAlign steps;
-  ///    released ones go to a free list per size and are never returned to the driver (the
-  ///    memory stays reserved for tg's small buffers, at most what was live at once);
-  ///  - a large buffer of exactly `bytes` released earlier is handed back (up to kKeptBuffers
-  ///    are kept); otherwise cuMemAllocAsync from the stream-ordered pool.
-  /// Either way the last released buffer of a size is reused first: a replayed function whose
-  /// previous result is gone gets the same address again, and its CUDA graph needs no new
-  /// parameters. Memory is reused only by work queued later on tg's one stream, after all work
-  /// queued before the release. TG_NO_MEMORY_CACHING=1 sends every allocation and release to
+  /// Stream-ordered allocation through the CachingAllocator (see there: no host sync, and
+  /// usually no driver call). TG_NO_MEMORY_CACHING=1 sends every allocation and release to
   /// the driver (for memory checkers). Throws tg::OutOfMemoryError when the device is out of
-  /// memory (after freeing the kept large buffers and waiting once for pending frees), naming
-  /// the bytes asked for.
+  /// memory, naming the bytes asked for.
   std::shared_ptr<DeviceBuffer> allocate(size_t bytes);
   /// Host -> device through pinned staging memory; returns once `src` may be reused.
   void copyToDevice(DevicePtr dst, const void* src, size_t bytes);
@@ -134,12 +121,7 @@ class Gpu {
   std::pair<size_t, size_t> memoryInfo();
   /// Device memory this process's tg holds from the driver now (live buffers, slabs, kept
   /// buffers): what tests of tg's own memory use compare, whatever else runs on the GPU.
-  size_t bytesFromDriver() const { return driverBytes_.load(std::memory_order_relaxed); }
-
-  static constexpr size_t kSmallBytes = size_t(1) << 20;
-  static constexpr size_t kSmallAlign = 512;
-  static constexpr size_t kSlabBytes = size_t(2) << 20;
-  static constexpr size_t kKeptBuffers = 64;
+  size_t bytesFromDriver() const { return allocator_->bytesFromDriver(); }
 
   /// Returns what tg holds for the whole process to the driver: the pinned staging buffer, the
   /// tg::check flag, the small-buffer slabs and the kept large buffers (after waiting for the
@@ -149,9 +131,8 @@ class Gpu {
   void releaseProcessResources();
 
   // Used by DeviceBuffer and Module.
-  /// Keeps the `bytes` at `ptr` for reuse by allocate() (see there), or frees them
-  /// (stream-ordered).
-  void release(DevicePtr ptr, size_t bytes);
+  /// Keeps the `bytes` at `ptr` for reuse by allocate(), or frees them (stream-ordered).
+  void release(DevicePtr ptr, size_t bytes) { allocator_->release(ptr, bytes); }
   void unload(void* module);
 
  private:
@@ -159,16 +140,6 @@ class Gpu {
   friend class CudaGraph;  // builds and launches graphs through the driver table
   Gpu() = default;
   void check(int result, const char* what);
-  /// cuMemAllocAsync of `bytes`, retried once after freeing the kept large buffers and
-  /// waiting; throws tg::OutOfMemoryError naming `asked` (the caller's request; 0: `bytes`).
-  DevicePtr driverAllocate(size_t bytes, size_t asked = 0);
-  /// A small buffer: from its size's free list, else from the current slab (a new one when
-  /// the rest is too short).
-  DevicePtr takeSmall(size_t bytes);
-  /// A kept large buffer of exactly `bytes`, or 0.
-  DevicePtr takeKept(size_t bytes);
-  /// Frees every kept large buffer (stream-ordered).
-  void freeKept();
   void copyStaged(DevicePtr device, void* host, size_t bytes, bool toDevice);
 
   const void* driver_ = nullptr;  // CudaDriver
@@ -178,23 +149,8 @@ class Gpu {
   void* staging_ = nullptr;       // pinned host memory
   size_t stagingBytes_ = 0;
   void* stagingFree_ = nullptr;   // event: the last copy through staging has finished
-  bool caching_ = true;  // false: TG_NO_MEMORY_CACHING
-  std::mutex keptMutex_;  // buffers may be released on any thread; guards what follows
-  // Released large buffers, the last released at the back. Exact sizes only, so a large
-  // buffer is never handed out larger than asked. The bound keeps a program of many sizes
-  // from holding memory the pool could share.
-  struct Kept {
-    DevicePtr ptr;
-    size_t bytes;
-  };
-  std::vector<Kept> kept_;
-  // Small buffers: free lists by rounded size, and the unused rest of the current slab.
-  std::unordered_map<size_t, std::vector<DevicePtr>> smallFree_;
-  DevicePtr slabNext_ = 0, slabEnd_ = 0;
-  // Every driver allocation that small buffers are carved from, with its size.
-  std::vector<std::pair<DevicePtr, size_t>> slabs_;
-  std::atomic<size_t> driverBytes_{0};
-  bool released_ = false;         // releaseProcessResources() ran
+  std::unique_ptr<DeviceMemory> memory_;  // the driver's stream-ordered allocations
+  std::unique_ptr<CachingAllocator> allocator_;
 };
 
 }  // namespace tg::rt
