@@ -222,11 +222,13 @@ std::vector<std::vector<double>> errorBoundsOf(const std::vector<Step>& steps,
       if (st.field && field.size() != n)
         throw std::logic_error("random program: a noise field has " + std::to_string(field.size()) +
                                " elements for a value of " + std::to_string(n));
-      // A 16-bit rounding is at least one subnormal step, whatever the relative bound says.
+      // A 16-bit rounding is at least one subnormal step, whatever the relative bound says:
+      // also where the reference's value is 0, which for an inexact step may be an underflow
+      // of a value the GPU keeps in f32 (sigmoid(-20) in f16; GPU fuzz seed 6316).
       const double floor = subnormalStep(ref[k].dtype());
       for (size_t i = 0; i < n; ++i) {
         double o = st.noise.rel * std::fabs(v[i]) + st.noise.abs + (st.field ? field[i] : 0.0);
-        if (o > 0) o = std::max(o, floor);
+        if (o > 0 || st.noise.rel > 0) o = std::max(o, floor);
         e[i] += o;
       }
     }

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RandomGraph.h"
+#include "RandomGraphImpl.h"
+#include "tg/tg.h"
 
 #include <gtest/gtest.h>
 
@@ -89,6 +91,26 @@ TEST(RandomPrograms, RunEagerlyFiniteWithSensitivity) {
       }
     }
   }
+}
+
+// Found by the GPU fuzz run (seed 6316: bf16(sigmoid(f16 matmul)) * 0.5). A 16-bit result
+// that the reference rounds to 0 (sigmoid(-20) = 2e-9, below f16's smallest subnormal) is not
+// exact: a fused kernel keeps the f32 value, and the cast after it keeps it too. The bound of
+// such an element is at least one subnormal step, as for every other element of the step.
+TEST(RandomPrograms, A16BitResultThatUnderflowsToZeroStillMovesByASubnormalStep) {
+  using tgtest::detail::Step;
+  std::vector<Step> steps(2);
+  steps[0].input = 0;
+  steps[1].fn = [](const std::vector<tg::Tensor>& v) { return tg::sigmoid(v[0]); };
+  steps[1].noise = tgtest::detail::opNoise("sigmoid", tg::DType::F16, 20);
+  steps[1].operands = {0};
+  const std::vector<tg::Tensor> in = {
+      tg::cast(tg::from_vector(std::vector<float>{-20.0f, 0.0f, 3.0f}, {3}), tg::DType::F16)};
+  const std::vector<std::vector<double>> e = tgtest::detail::errorBoundsOf(steps, {1}, in);
+  ASSERT_EQ(e.size(), 1u);
+  ASSERT_EQ(e[0].size(), 3u);
+  EXPECT_EQ(tg::sigmoid(in[0]).to_vector<float>()[0], 0.0f);  // the reference underflows
+  for (size_t i = 0; i < 3; ++i) EXPECT_GE(e[0][i], 0x1p-24) << "element " << i;
 }
 
 }  // namespace
