@@ -317,19 +317,6 @@ func.func @dtypes(%h: tensor<6xf16>, %g: tensor<6xf16>, %p: tensor<6xbf16>, %q: 
   expectClose(results[5], DType::F32, {6}, cast, 0, 0, "cast i1 -> f32");
 }
 
-TEST(Interpreter, HostFromElements) {
-  // hostFromElements on dense attributes built in C++ (not through a parse).
-  mlir::MLIRContext& context = tg::compiler::sharedContext();
-  auto type = mlir::RankedTensorType::get({3}, mlir::Float32Type::get(&context));
-  auto dense = mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>({0.5f, -2.0f, 1e30f}));
-  HostTensor t = tg::ref::hostFromElements(dense);
-  expectClose(t, DType::F32, {3}, {0.5, -2.0, static_cast<double>(1e30f)}, 0, 0, "f32 dense");
-  auto itype = mlir::RankedTensorType::get({2, 2}, mlir::IntegerType::get(&context, 32));
-  auto idense = mlir::DenseElementsAttr::get(itype, llvm::ArrayRef<int32_t>({1, kIntMin, -1, kIntMax}));
-  expectClose(tg::ref::hostFromElements(idense), DType::I32, {2, 2}, {1, kIntMin, -1, kIntMax}, 0,
-              0, "i32 dense");
-}
-
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//

@@ -3,9 +3,9 @@
 
 #include "KernelEmission.h"
 #include "ScalarMath.h"
-#include "tg/Dialect/OpDescription.h"
-#include "tg/Reference/Interpreter.h"
 #include "tg/Dialect/BufferAssignment.h"
+#include "tg/Dialect/HostElements.h"
+#include "tg/Dialect/OpDescription.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -129,7 +129,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
         if (dense.isSplat() && dense.getNumElements() > 1)
           return op.emitOpError("a splat constant read from memory must be made by a fill "
                                 "kernel: run tg-fuse first");
-        ref::HostTensor host = ref::hostFromElements(dense);
+        ref::HostTensor host = ir::hostFromElements(dense);
         b.data.assign(reinterpret_cast<const char*>(host.data()), host.nbytes());
       }
       bufferOf[r] = static_cast<int>(plan.buffers.size());

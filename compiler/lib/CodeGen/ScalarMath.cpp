@@ -1,6 +1,8 @@
 //===- ScalarMath.cpp - One element of each tg op, as CUDA C++ ------------===//
 #include "ScalarMath.h"
 
+#include "tg/Dialect/HostElements.h"
+
 #include "llvm/ADT/APFloat.h"
 
 #include <cassert>
@@ -59,15 +61,11 @@ static std::string intLiteral(int64_t v) {
 }
 
 std::string splatLiteral(mlir::DenseElementsAttr splat, DType dtype) {
-  if (is_floating(dtype)) {
-    llvm::APFloat v = splat.getSplatValue<llvm::APFloat>();
-    bool lost;
-    v.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
-    return floatLiteral(v.convertToFloat());
-  }
-  llvm::APInt v = splat.getSplatValue<llvm::APInt>();
-  if (dtype == DType::Bool) return v.isZero() ? "false" : "true";
-  return intLiteral(v.getSExtValue());
+  const std::optional<ref::HostTensor> v = ir::splatElement(splat);
+  assert(v && v->dtype() == dtype && "a splat of the value's own dtype");
+  if (is_floating(dtype)) return floatLiteral(v->floatAt(0));
+  if (dtype == DType::Bool) return v->intAt(0) == 0 ? "false" : "true";
+  return intLiteral(v->intAt(0));
 }
 
 static std::string roundTo(DType dtype, const std::string& e) {

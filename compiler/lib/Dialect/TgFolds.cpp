@@ -6,6 +6,7 @@
 // kernels (so folding agrees with execution).
 //
 //===----------------------------------------------------------------------===//
+#include "tg/Dialect/HostElements.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/TgOps.h"
 #include "tg/Reference/RefKernels.h"
@@ -28,37 +29,6 @@ static DenseElementsAttr splatOf(Attribute attr) {
   return dense && dense.isSplat() ? dense : DenseElementsAttr();
 }
 
-/// The splat element as a one-element host tensor of the same dtype.
-static std::optional<ref::HostTensor> splatToHost(DenseElementsAttr splat) {
-  std::optional<DType> dtype = dtypeOf(splat.getElementType());
-  if (!dtype) return std::nullopt;
-  ref::HostTensor t(*dtype, {});
-  if (is_floating(*dtype)) {
-    APFloat v = splat.getSplatValue<APFloat>();
-    bool lost;
-    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);  // exact: widening
-    t.setFloat(0, v.convertToFloat());
-  } else {
-    APInt v = splat.getSplatValue<APInt>();
-    t.setInt(0, static_cast<int32_t>(*dtype == DType::Bool ? v.getZExtValue()
-                                                           : v.getSExtValue()));
-  }
-  return t;
-}
-
-static DenseElementsAttr hostToSplat(const ref::HostTensor& t, ShapedType type) {
-  Type element = type.getElementType();
-  if (auto floatType = dyn_cast<FloatType>(element)) {
-    APFloat v(t.floatAt(0));  // the host value is already rounded to the dtype: exact
-    bool lost;
-    v.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    return DenseElementsAttr::get(type, v);
-  }
-  unsigned width = element.getIntOrFloatBitWidth();
-  return DenseElementsAttr::get(type, APInt(width, static_cast<uint64_t>(t.intAt(0)),
-                                            /*isSigned=*/width > 1, /*implicitTrunc=*/true));
-}
-
 LogicalResult foldSplatElementwise(Operation* op, ArrayRef<Attribute> operands,
                                    SmallVectorImpl<OpFoldResult>& results) {
   if (op->getNumResults() != 1 || operands.empty()) return failure();
@@ -66,14 +36,14 @@ LogicalResult foldSplatElementwise(Operation* op, ArrayRef<Attribute> operands,
   for (Attribute a : operands) {
     DenseElementsAttr splat = splatOf(a);
     if (!splat) return failure();
-    std::optional<ref::HostTensor> h = splatToHost(splat);
+    std::optional<ref::HostTensor> h = splatElement(splat);
     if (!h) return failure();
     hosts.push_back(*h);
   }
   std::optional<OpDescription> desc = describeOp(op);
   if (!desc || !graph::isElementwise(desc->kind)) return failure();
   ref::HostTensor r = ref::evaluate(desc->kind, desc->attrs, hosts);
-  results.push_back(hostToSplat(r, cast<ShapedType>(op->getResult(0).getType())));
+  results.push_back(elementsFromHost(r, cast<ShapedType>(op->getResult(0).getType()), /*splat=*/true));
   return success();
 }
 

@@ -1,6 +1,7 @@
 //===- Interpreter.cpp - Evaluation of tg IR with the reference kernels ---===//
 #include "tg/Reference/Interpreter.h"
 
+#include "tg/Dialect/HostElements.h"
 #include "tg/Dialect/Locations.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/TgOps.h"
@@ -14,38 +15,6 @@
 using namespace mlir;
 
 namespace tg::ref {
-
-/// Element `i` of `elements` stored into `t` (f32 widening of floats is exact).
-static void storeElement(HostTensor& t, int64_t i, Attribute element) {
-  if (auto f = dyn_cast<FloatAttr>(element)) {
-    APFloat v = f.getValue();
-    bool lost;
-    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
-    t.setFloat(i, v.convertToFloat());
-  } else {
-    const APInt& v = cast<IntegerAttr>(element).getValue();
-    t.setInt(i, static_cast<int32_t>(t.dtype() == DType::Bool ? v.getZExtValue()
-                                                              : v.getSExtValue()));
-  }
-}
-
-HostTensor hostFromElements(DenseElementsAttr elements) {
-  std::optional<graph::TensorType> type = ir::typeOf(elements.getType());
-  if (!type) throw Error("interpreter: constant of unsupported type");
-  HostTensor t(type->dtype, type->shape);
-  const int64_t n = t.numel();
-  if (n == 0) return t;
-  if (elements.isSplat()) {
-    storeElement(t, 0, elements.getSplatValue<Attribute>());
-    const size_t size = dtype_size(t.dtype());
-    for (int64_t i = 1; i < n; ++i)
-      std::copy(t.data(), t.data() + size, t.mutableData() + i * size);
-    return t;
-  }
-  int64_t i = 0;
-  for (Attribute element : elements.getValues<Attribute>()) storeElement(t, i++, element);
-  return t;
-}
 
 namespace {
 
@@ -122,7 +91,7 @@ std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTe
       if (!dense)
         throw Error("interpreter: only dense constants are supported",
                     ir::sourceLocOf(op.getLoc()));
-      values[constant.getResult()] = inF32 ? widened(hostFromElements(dense)) : hostFromElements(dense);
+      values[constant.getResult()] = inF32 ? widened(ir::hostFromElements(dense)) : ir::hostFromElements(dense);
       continue;
     }
     std::optional<ir::OpDescription> desc = ir::describeOp(&op);

@@ -1,6 +1,7 @@
 //===- TraceImporter.cpp - Trace -> tg dialect module ---------------------===//
 #include "tg/Frontend/TraceImporter.h"
 
+#include "tg/Dialect/HostElements.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/TgOps.h"
 
@@ -16,30 +17,6 @@ static Location locationOf(MLIRContext& context, const SourceLoc& loc) {
   Location file = FileLineColLoc::get(&context, loc.file, loc.line, 0);
   if (loc.function.empty()) return file;
   return NameLoc::get(StringAttr::get(&context, loc.function), file);
-}
-
-DenseElementsAttr elementsOf(const ref::HostTensor& host, RankedTensorType type, bool splat) {
-  Type element = type.getElementType();
-  const int64_t n = splat ? 1 : host.numel();
-  if (auto floatType = dyn_cast<FloatType>(element)) {
-    SmallVector<APFloat> values;
-    for (int64_t i = 0; i < n; ++i) {
-      APFloat v(host.floatAt(i));  // already rounded to the dtype: the conversion is exact
-      bool lost;
-      v.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      values.push_back(v);
-    }
-    return splat ? DenseElementsAttr::get(type, values[0]) : DenseElementsAttr::get(type, values);
-  }
-  if (element.isInteger(1)) {
-    SmallVector<bool> values;
-    for (int64_t i = 0; i < n; ++i) values.push_back(host.intAt(i) != 0);
-    return splat ? DenseElementsAttr::get(type, values[0]) : DenseElementsAttr::get(type, values);
-  }
-  SmallVector<APInt> values;
-  for (int64_t i = 0; i < n; ++i)
-    values.push_back(APInt(32, static_cast<uint64_t>(host.intAt(i)), /*isSigned=*/true));
-  return splat ? DenseElementsAttr::get(type, values[0]) : DenseElementsAttr::get(type, values);
 }
 
 OwningOpRef<ModuleOp> importTrace(const Trace& trace, MLIRContext& context,
@@ -73,7 +50,7 @@ OwningOpRef<ModuleOp> importTrace(const Trace& trace, MLIRContext& context,
     }
     if (node.kind == graph::OpKind::Constant) {
       RankedTensorType type = ir::tensorTypeOf(&context, node.type);
-      values[i] = ir::ConstantOp::create(b, loc, elementsOf(node.constant, type, node.splat));
+      values[i] = ir::ConstantOp::create(b, loc, ir::elementsFromHost(node.constant, type, node.splat));
       continue;
     }
     SmallVector<Value> operands;

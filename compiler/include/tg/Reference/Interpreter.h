@@ -28,7 +28,4 @@ struct InterpretOptions {
 std::vector<HostTensor> interpret(mlir::func::FuncOp func, std::span<const HostTensor> args,
                                   const InterpretOptions& options = {});
 
-/// The elements of a dense tg.constant as a host tensor.
-HostTensor hostFromElements(mlir::DenseElementsAttr elements);
-
 }  // namespace tg::ref

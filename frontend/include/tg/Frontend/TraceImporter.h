@@ -19,9 +19,4 @@ namespace tg::detail {
 mlir::OwningOpRef<mlir::ModuleOp> importTrace(const Trace& trace, mlir::MLIRContext& context,
                                               llvm::StringRef funcName);
 
-/// The elements of a host tensor as a dense attribute of `type`; with `splat`, the host
-/// tensor's one element repeated over the type's shape.
-mlir::DenseElementsAttr elementsOf(const ref::HostTensor& host, mlir::RankedTensorType type,
-                                   bool splat);
-
 }  // namespace tg::detail
