@@ -43,4 +43,10 @@ FailureOr<func::FuncOp> entryFunction(ModuleOp module) {
   return entry;
 }
 
+FailureOr<Block*> tgFunctionBody(func::FuncOp func) {
+  if (func.isExternal()) return static_cast<Block*>(nullptr);
+  if (failed(verifyTgFunction(func))) return failure();
+  return &func.getBody().front();
+}
+
 }  // namespace tg::ir

@@ -113,12 +113,11 @@ struct TgAssignBuffersPass final : impl::TgAssignBuffersBase<TgAssignBuffersPass
   using Base::Base;
 
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isExternal()) return;
-    // The block walk below needs tg tensors and tg ops only (tg-opt runs it on any IR).
-    if (failed(ir::verifyTgFunction(func))) return signalPassFailure();
-    Block& block = func.getBody().front();
     MLIRContext* ctx = &getContext();
+    FailureOr<Block*> body = ir::tgFunctionBody(getOperation());
+    if (failed(body)) return signalPassFailure();
+    if (!*body) return;
+    Block& block = **body;
 
     // Program positions, and the root value each alias (reshape) stands for.
     llvm::DenseMap<Operation*, int> position;
@@ -180,7 +179,7 @@ struct TgAssignBuffersPass final : impl::TgAssignBuffersBase<TgAssignBuffersPass
       }
       op.setAttr(kBuffersAttr, ArrayAttr::get(ctx, assignments));
     }
-    func->setAttr(kArenaBytesAttr, IntegerAttr::get(IntegerType::get(ctx, 64), arena.size()));
+    getOperation()->setAttr(kArenaBytesAttr, IntegerAttr::get(IntegerType::get(ctx, 64), arena.size()));
   }
 };
 

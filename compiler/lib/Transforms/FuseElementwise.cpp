@@ -350,11 +350,10 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
   using Base::Base;
 
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isExternal()) return;
-    // The block walk below needs tg tensors and tg ops only (tg-opt runs it on any IR).
-    if (failed(ir::verifyTgFunction(func))) return signalPassFailure();
-    Block& block = func.getBody().front();
+    FailureOr<Block*> body = ir::tgFunctionBody(getOperation());
+    if (failed(body)) return signalPassFailure();
+    if (!*body) return;
+    Block& block = **body;
 
     FusionPlan plan(block, fuse);
     std::vector<FusionPlan::Refusal> refused = plan.refusals();

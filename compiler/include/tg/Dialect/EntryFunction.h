@@ -25,4 +25,9 @@ mlir::LogicalResult verifyTgFunction(mlir::func::FuncOp func);
 /// holds anything else (no function, several, other ops).
 mlir::FailureOr<mlir::func::FuncOp> entryFunction(mlir::ModuleOp module);
 
+/// The one block of a function a pass walks op by op: null for a declaration (nothing to do),
+/// failure (diagnosed) when `func` fails verifyTgFunction, since such walks need tg tensors and
+/// tg ops only and tg-opt runs passes on any IR.
+mlir::FailureOr<mlir::Block*> tgFunctionBody(mlir::func::FuncOp func);
+
 }  // namespace tg::ir
