@@ -138,7 +138,7 @@ __device__ __forceinline__ void tg_mma(float (&d)[4], const unsigned (&a)[4], co
 // Copies K slab `k0` of one operand tile (rows mn0.. of an operand with kMNExtent rows along
 // M or N) to shared address `dst`; `src` is the operand of this batch, `aligned` whether it is
 // 16-byte aligned. K-major operands are [MN][K] in memory, MN-major ones [K][MN]. The
-// contiguous dim is a multiple of a chunk (tg-lower-matmul checks it), so a chunk lies
+// contiguous dim is a multiple of a chunk (tg-select-matmul checks it), so a chunk lies
 // entirely inside or outside the operand.
 template <typename Tile, bool kKMajor, long long kMNExtent>
 __device__ __forceinline__ void tg_copy_slab(unsigned dst, const unsigned char* src, bool aligned, int mn0,
