@@ -154,6 +154,10 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
       case ir::FusionKind::check:
         emission = emitCheck(fusion, name.str(), options);
         break;
+      case ir::FusionKind::row:
+        return fusion.emitOpError("row kernels (reductions fused with their producers and "
+                                  "consumers, tg-fuse{fuse-reductions=true}) have no CUDA code "
+                                  "generation yet; the reference interpreter runs them");
     }
     if (failed(emission)) return failure();
     rt::PlanLaunch launch;

@@ -40,7 +40,8 @@ HostTensor widened(const HostTensor& t) { return isHalf(t.dtype()) ? castTo(t, D
 std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTensor>& values,
                                       const InterpretOptions& options, bool inF32);
 
-/// An elementwise fusion evaluated as its kernel: f32 inside, rounded at the yield.
+/// An elementwise or row fusion evaluated as its kernel: f32 inside (row statistics too),
+/// rounded at the yield.
 std::vector<HostTensor> evaluateFusionInF32(ir::FusionOp fusion,
                                             llvm::DenseMap<Value, HostTensor>& inner,
                                             const InterpretOptions& options) {
@@ -73,7 +74,8 @@ std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTe
       for (auto [arg, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
         inner[arg] = lookup(input);
       std::vector<HostTensor> results =
-          options.f32InsideFusions && fusion.getKind() == ir::FusionKind::elementwise
+          options.f32InsideFusions && (fusion.getKind() == ir::FusionKind::elementwise ||
+                                       fusion.getKind() == ir::FusionKind::row)
               ? evaluateFusionInF32(fusion, inner, options)
               : evaluateBlock(body, inner, options, /*inF32=*/false);
       for (auto [res, value] : llvm::zip(fusion.getResults(), results)) values[res] = value;

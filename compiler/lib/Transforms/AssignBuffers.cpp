@@ -92,6 +92,7 @@ std::string kernelName(ir::FusionOp fusion, int index) {
   const char* letter = fusion.getKind() == ir::FusionKind::gemm        ? "g"
                        : fusion.getKind() == ir::FusionKind::reduction ? "r"
                        : fusion.getKind() == ir::FusionKind::check     ? "c"
+                       : fusion.getKind() == ir::FusionKind::row       ? "w"
                                                                        : "e";
   std::string name = "tg_" + std::string(letter) + std::to_string(index);
   int shown = 0, total = 0;

@@ -106,10 +106,13 @@ struct DecomposeLayerNorm : OpRewritePattern<ir::LayerNormOp> {
     Value inv = e.unary(OpKind::Rsqrt,
                         e.binary(OpKind::Add, var, e.splat(eps, Emitter::type(var))));
     Value y = e.binary(OpKind::Mul, d, e.broadcast(inv, t.shape));
+    // Weight and bias are widened after the broadcast (the same values): the cast is then an
+    // elementwise op over the rows that fuses with its consumer, where a cast before it would
+    // be read through the broadcast and so need a kernel of its own.
     if (Value w = op.getWeight())
-      y = e.binary(OpKind::Mul, y, e.broadcast(e.cast(w, DType::F32), t.shape));
+      y = e.binary(OpKind::Mul, y, e.cast(e.broadcast(w, t.shape), DType::F32));
     if (Value b = op.getBias())
-      y = e.binary(OpKind::Add, y, e.broadcast(e.cast(b, DType::F32), t.shape));
+      y = e.binary(OpKind::Add, y, e.cast(e.broadcast(b, t.shape), DType::F32));
     rewriter.replaceOp(op, e.cast(y, dtype));
     return success();
   }

@@ -9,7 +9,9 @@
 //  Every refused edge remembers why. A matmul is a group member too: elementwise consumers
 //  that read its result at their own index join it as its epilogue (bias, activation,
 //  residual, scale, cast), one matmul per group, every other member over the matmul's output
-//  elements, none computing the matmul's operands (no prologue).
+//  elements, none computing the matmul's operands (no prologue). With fuse-reductions, a
+//  reduction over trailing dims is a member too (RowDomain.h): its producers over the rows,
+//  and consumers reading its result through a row broadcast, form one row kernel.
 //  Phase 2 builds one isolated tg.fusion region per group (inputs are the roots of the values
 //  read; layout chains and splat constants are cloned inside; `gemm` when it holds a matmul),
 //  wraps each reduction and check in a single-op region of its kind, materializes layout values that a matmul or the function
@@ -21,6 +23,8 @@
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/LayoutChain.h"
 #include "tg/Transforms/Passes.h"
+
+#include "RowDomain.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -51,6 +55,8 @@ bool isKernelOp(Operation* op) {
   return op && !isLayoutOp(op) && !isa<ir::ConstantOp, func::ReturnOp>(op);
 }
 
+bool isReduction(Operation* op) { return isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp>(op); }
+
 int64_t resultNumel(Operation* op) {
   return cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
 }
@@ -63,7 +69,10 @@ std::string locText(Location loc) {
 /// Phase 1: the grouping decision, kept separate from the IR so it can be printed and tested.
 class FusionPlan {
  public:
-  FusionPlan(Block& block, bool fuse) : block_(block) { decide(fuse); }
+  FusionPlan(Block& block, bool fuse, bool fuseReductions)
+      : block_(block), fuseReductions_(fuseReductions) {
+    decide(fuse);
+  }
 
   /// Groups of elementwise ops (with at most one matmul, whose epilogue they form), each in
   /// program order; groups ordered by first member.
@@ -142,21 +151,59 @@ class FusionPlan {
     return false;
   }
 
-  /// Producers whose values a group reads through a non-linear index map.
-  llvm::DenseSet<Operation*> mappedProducers(Operation* op) const {
+  /// Producers whose values a group reads through a non-linear index map; in a row kernel over
+  /// `rows`, not those of one value per row read through a row broadcast (the kernel holds them).
+  llvm::DenseSet<Operation*> mappedProducers(Operation* op, const std::optional<RowDomain>& rows) const {
     llvm::DenseSet<Operation*> out;
     for (Operation* m : members(op))
       for (Value v : m->getOperands()) {
         LayoutChain chain = traceLayout(v);
-        if (!chain.linear)
-          if (Operation* def = chain.root.getDefiningOp()) out.insert(def);
+        if (chain.linear) continue;
+        Operation* def = chain.root.getDefiningOp();
+        if (!def) continue;
+        if (rows && isRowBroadcast(chain, *rows) && rowRoleOf(def, *rows) == RowRole::Row) continue;
+        out.insert(def);
       }
     return out;
   }
 
+  /// The rows the group of `op` reduces, if it holds a reduction.
+  std::optional<RowDomain> rowsOf(Operation* op) const {
+    auto it = rows_.find(leader(op));
+    if (it == rows_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  /// Why the groups of `a` and `b` cannot form one row kernel (empty if they can, or if
+  /// neither holds a reduction): the same rows, no matmul, every member a full or a row op.
+  std::string whyNotRows(Operation* a, Operation* b) const {
+    std::optional<RowDomain> ra = rowsOf(a), rb = rowsOf(b);
+    if (!ra && !rb) return {};
+    if (ra && rb && !(*ra == *rb))
+      return "the two kernels reduce different rows (" + std::to_string(ra->rows) + " x " +
+             std::to_string(ra->length) + " and " + std::to_string(rb->rows) + " x " +
+             std::to_string(rb->length) + ")";
+    const RowDomain& rows = ra ? *ra : *rb;
+    if (ir::MatmulOp mm = matmulOf(matmulOf(a) ? a : b))
+      return "the matmul at " + locText(mm->getLoc()) +
+             " and a reduction are not one kernel (a row kernel reads its input from memory, "
+             "a matmul's epilogue computes each element without its row)";
+    for (Operation* side : {a, b})
+      for (Operation* m : members(side))
+        if (rowRoleOf(m, rows) == RowRole::None)
+          return "'" + m->getName().getStringRef().str() + "' at " + locText(m->getLoc()) +
+                 " has " + std::to_string(resultNumel(m)) + " elements, neither the reduced " +
+                 "rows' shape nor one per row (" + std::to_string(rows.rows) + ")";
+    return {};
+  }
+
   /// Why the groups of `producer` and `consumer` cannot merge (empty if they can).
   std::string whyNotMerge(Operation* producer, Operation* consumer) const {
-    llvm::DenseSet<Operation*> readA = mappedProducers(producer), readB = mappedProducers(consumer);
+    std::optional<RowDomain> rows = rowsOf(producer);
+    if (!rows) rows = rowsOf(consumer);
+    if (std::string why = whyNotRows(producer, consumer); !why.empty()) return why;
+    llvm::DenseSet<Operation*> readA = mappedProducers(producer, rows),
+                               readB = mappedProducers(consumer, rows);
     for (Operation* m : members(producer))
       if (readB.contains(m))
         return "the consumer's kernel also reads '" + m->getName().getStringRef().str() +
@@ -205,32 +252,53 @@ class FusionPlan {
     return {};
   }
 
+  /// A reduction that can be a row kernel's member (fuse-reductions, over trailing dims).
+  std::optional<RowDomain> rowReduction(Operation* op) const {
+    return fuseReductions_ ? rowDomainOf(op) : std::nullopt;
+  }
+
   void decide(bool fuse) {
     for (Operation& op : block_)
-      if (isElementwiseOp(&op) || isa<ir::MatmulOp>(op)) classes_.insert(&op);
+      if (isElementwiseOp(&op) || isa<ir::MatmulOp>(op)) {
+        classes_.insert(&op);
+      } else if (std::optional<RowDomain> rows = rowReduction(&op)) {
+        classes_.insert(&op);
+        rows_[&op] = *rows;
+      }
     for (Operation& op : block_) {
-      if (isKernelOp(&op) && !isElementwiseOp(&op)) {
-        // Reductions and matmuls read their operands from memory in this version.
+      const bool rowMember = rowReduction(&op).has_value();
+      if (isKernelOp(&op) && !isElementwiseOp(&op) && !rowMember) {
+        // Matmuls, and reductions outside row kernels, read their operands from memory.
+        const bool reduction = isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp>(op);
+        const std::string why =
+            reduction && fuseReductions_
+                ? "a '" + op.getName().getStringRef().str() +
+                      "' over leading dims (not a row) reads its operand from memory"
+                : "a '" + op.getName().getStringRef().str() +
+                      "' reads its operands from memory (no prologue fusion" +
+                      (reduction ? std::string(" without fuse-reductions)") : std::string(")"));
         llvm::SmallPtrSet<Operation*, 4> seen;  // one remark per producer (x @ x reads x twice)
         for (Value v : op.getOperands())
           if (Operation* producer = traceLayout(v).root.getDefiningOp();
               producer && isElementwiseOp(producer) && seen.insert(producer).second)
-            refusals_.push_back({producer, &op,
-                                 "a '" + op.getName().getStringRef().str() +
-                                     "' reads its operands from memory (no prologue fusion yet)"});
+            refusals_.push_back({producer, &op, why});
         continue;
       }
-      if (!isElementwiseOp(&op)) continue;
+      if (!isElementwiseOp(&op) && !rowMember) continue;
       for (Value v : op.getOperands()) {
         LayoutChain chain = traceLayout(v);
         Operation* producer = chain.root.getDefiningOp();
         if (!isKernelOp(producer)) continue;  // argument or constant: an input
         if (sameGroup(producer, &op)) continue;
+        // A value of one per row, read back over the rows of the group that made it.
+        std::optional<RowDomain> producerRows = rowsOf(producer);
+        const bool rowRead = !chain.linear && producerRows && isRowBroadcast(chain, *producerRows) &&
+                             rowRoleOf(producer, *producerRows) == RowRole::Row;
         std::string reason;
-        if (!isElementwiseOp(producer) && !isa<ir::MatmulOp>(producer))
+        if (!isElementwiseOp(producer) && !isa<ir::MatmulOp>(producer) && !rowReduction(producer))
           reason = "the producer is a '" + producer->getName().getStringRef().str() +
                    "', which runs as its own kernel";
-        else if (!chain.linear)
+        else if (!chain.linear && !rowRead)
           reason = isa<ir::MatmulOp>(producer)
                        ? "the matmul's result is read through a broadcast/transpose, so it is "
                          "stored first and read by another kernel"
@@ -241,15 +309,27 @@ class FusionPlan {
         else
           reason = whyNotMerge(producer, &op);
         if (reason.empty())
-          classes_.unionSets(producer, &op);
+          unite(producer, &op);
         else
           refusals_.push_back({producer, &op, reason});
       }
     }
   }
 
+  /// Merges the groups of `a` and `b`; the merged group keeps the rows either reduced.
+  void unite(Operation* a, Operation* b) {
+    std::optional<RowDomain> rows = rowsOf(a);
+    if (!rows) rows = rowsOf(b);
+    rows_.erase(leader(a));
+    rows_.erase(leader(b));
+    classes_.unionSets(a, b);
+    if (rows) rows_[leader(a)] = *rows;
+  }
+
   Block& block_;
+  const bool fuseReductions_;
   llvm::EquivalenceClasses<Operation*> classes_;
+  llvm::DenseMap<Operation*, RowDomain> rows_;  // by group leader: the rows a group reduces
   std::vector<Refusal> refusals_;
 };
 
@@ -355,7 +435,7 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
     if (!*body) return;
     Block& block = **body;
 
-    FusionPlan plan(block, fuse);
+    FusionPlan plan(block, fuse, fuseReductions);
     std::vector<FusionPlan::Refusal> refused = plan.refusals();
     if (remarks)
       for (const FusionPlan::Refusal& r : refused)
@@ -375,16 +455,19 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
         }
 
     std::vector<SmallVector<Operation*>> groups = plan.groups();
-    for (const SmallVector<Operation*>& members : groups)
+    for (const SmallVector<Operation*>& members : groups) {
+      const bool reduces = llvm::any_of(members, isReduction);
+      if (reduces && members.size() == 1) continue;  // a reduction alone: a reduction kernel below
       buildFusion(members, llvm::any_of(members, [](Operation* m) { return isa<ir::MatmulOp>(m); })
                                ? ir::FusionKind::gemm
-                               : ir::FusionKind::elementwise);
-    numGroups += groups.size();
+                           : reduces ? ir::FusionKind::row
+                                     : ir::FusionKind::elementwise);
+      ++numGroups;
+    }
 
     SmallVector<Operation*> singles;
     for (Operation& op : block)
-      if (isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp, ir::CheckOp>(op))
-        singles.push_back(&op);
+      if (isReduction(&op) || isa<ir::CheckOp>(op)) singles.push_back(&op);
     for (Operation* op : singles)
       buildFusion({op}, isa<ir::CheckOp>(op) ? ir::FusionKind::check : ir::FusionKind::reduction);
 

@@ -54,6 +54,7 @@ std::vector<PipelineStage> pipelineStages(const PipelineOptions& o) {
        [o](OpPassManager& pm) {
          TgFuseElementwiseOptions fuse;
          fuse.fuse = o.fuse;
+         fuse.fuseReductions = o.fuseReductions;
          pm.addNestedPass<func::FuncOp>(createTgFuseElementwise(fuse));
        },
        Target::FusedReference},

@@ -69,6 +69,10 @@ def Tg_FusionKind : I64EnumAttr<"FusionKind", "what a fused kernel is built arou
     I64EnumAttrCase<"reduction", 1>,
     I64EnumAttrCase<"gemm", 2>,
     I64EnumAttrCase<"check", 3>,
+    // Reductions over the trailing dims of one shape together with the elementwise ops that
+    // produce their inputs and those that read their results broadcast back over the rows
+    // (softmax, layer_norm, RMSNorm): tg-fuse with fuse-reductions=true.
+    I64EnumAttrCase<"row", 4>,
   ]> {
   let cppNamespace = "::tg::ir";
 }

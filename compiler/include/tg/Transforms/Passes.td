@@ -36,12 +36,21 @@ def TgFuseElementwise : Pass<"tg-fuse", "mlir::func::FuncOp"> {
     between kernels; each refusal is a remark on the producer naming the consumer and the
     reason. Phase 2 builds one `tg.fusion` region per group (`gemm` when it holds a matmul),
     and wraps every reduction and check in a single-op region of its kind.
+    With `fuse-reductions=true` a reduction over trailing dims is a group member too: the
+    elementwise ops that produce its input and those that read its result (or ops on one value
+    per row) broadcast back over the rows join it in one `row` region (RowDomain.h); column
+    reductions, reductions of a matmul's result and reductions of other rows stay apart, with
+    a remark. Code generation does not write row kernels yet, so the option is off by default.
     With `fuse=false` every elementwise op is its own group: the unfused baseline.
   }];
   let dependentDialects = ["::tg::ir::TgDialect"];
   let options = [
     Option<"fuse", "fuse", "bool", /*default=*/"true",
            "Merge producers into consumers (false: one kernel per op)">,
+    Option<"fuseReductions", "fuse-reductions", "bool", /*default=*/"false",
+           "Make each reduction over trailing dims one row kernel with the elementwise ops "
+           "that produce its input and those that read its result broadcast back over the "
+           "rows (no CUDA code generation yet)">,
     Option<"remarks", "remarks", "bool", /*default=*/"true",
            "Emit a remark for every producer -> consumer edge that is not fused">,
   ];

@@ -20,6 +20,10 @@ namespace tg::compiler {
 
 struct PipelineOptions {
   bool fuse = true;  ///< false: one kernel per op (the unfused baseline)
+  /// Reductions join their producers and their broadcast-back consumers in row kernels
+  /// (tg-fuse's fuse-reductions). Off until row kernels have CUDA code generation (issue 15):
+  /// the reference interpreter runs them, code generation refuses them.
+  bool fuseReductions = false;
   /// The target (arch, SM count), precision and tuning knobs, handed to the passes that need
   /// them and to code generation as they are.
   codegen::CodeGenOptions codegen;
