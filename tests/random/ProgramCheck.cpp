@@ -300,10 +300,12 @@ using tgtest::runUpToFuse;
 
 /// Compiles `module` (a clone is used) to a plan with fusion on or off for sm_90a and every
 /// kernel with NVRTC (each distinct source once per process). Returns the kernel count.
-int compileAll(mlir::ModuleOp module, bool fuse, bool nvrtc, const std::string& what, int& compiles) {
+int compileAll(mlir::ModuleOp module, bool fuse, bool nvrtc, const std::string& what, int& compiles,
+               bool fuseReductions = false) {
   mlir::OwningOpRef<mlir::ModuleOp> clone = module.clone();
   tg::compiler::PipelineOptions options;
   options.fuse = fuse;
+  options.fuseReductions = fuseReductions;
   options.codegen.arch = "sm_90a";
   tg::rt::Plan plan = guarded(what + ": compiler::compile", OutcomeKind::CompileError, false,
                               [&] { return tg::compiler::compile(*clone, options); });
@@ -473,6 +475,8 @@ void checkOnCpu(const tgtest::RandomProgram& p, const std::vector<Tensor>& in,
     expectWithin("row-fused module with f32 inside kernels vs traced", rows32, orig, sens, p.inexact, verbose);
   outcome.kernelsFused = compileAll(*original, true, options.nvrtc != CheckOptions::Nvrtc::None, "fused",
                                     outcome.nvrtcCompiles);
+  compileAll(*original, true, options.nvrtc != CheckOptions::Nvrtc::None, "row-fused", outcome.nvrtcCompiles,
+             /*fuseReductions=*/true);
   outcome.kernelsUnfused = compileAll(*original, false, options.nvrtc == CheckOptions::Nvrtc::All, "unfused",
                                       outcome.nvrtcCompiles);
 }

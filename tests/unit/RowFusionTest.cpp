@@ -7,6 +7,8 @@
 // multiples of a vector; a column reduction and a reduction of a matmul's result stay apart.
 // Correctness: the fused module interpreted op by op equals the unfused one bit for bit, on
 // random inputs (tg_random_programs checks the richer generator's programs the same way).
+// Code generation: every row kernel compiles with NVRTC for sm_90a and sm_80 (EmitRow.cpp;
+// run on the GPU by the GPU suite once the option is on).
 //
 //===----------------------------------------------------------------------===//
 #include "FusedReference.h"
@@ -16,6 +18,8 @@
 #include "tg/Dialect/TgOps.h"
 #include "tg/Reference/HostTensor.h"
 #include "tg/Reference/Interpreter.h"
+#include "tg/Runtime/KernelCache.h"
+#include "tg/Runtime/Nvrtc.h"
 #include "tg/tg.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -153,6 +157,42 @@ TEST(RowFusion, ColumnReductionsAndMatmulResultsStayApart) {
       [](const std::vector<Tensor>& v) { return std::vector<Tensor>{tg::softmax(tg::matmul(v[0], v[1]))}; }, 1, 9);
   EXPECT_EQ(mm.row, 1);
   EXPECT_EQ(mm.other, 1);
+}
+
+TEST(RowFusion, EveryRowKernelCompilesWithNvrtc) {
+  std::string why;
+  if (!tg::rt::nvrtcAvailable(&why)) GTEST_SKIP() << "NVRTC is not available: " << why;
+  int rowKernels = 0;
+  for (DType dtype : {DType::F32, DType::BF16})
+    for (int64_t width : {64, 777, 4096}) {  // a warp per row, and a block per row
+      for (const Case& c : normalisations()) {
+        SCOPED_TRACE(std::string(c.name) + " " + tg::dtype_name(dtype) + " width " + std::to_string(width));
+        std::vector<tg::TensorSpec> specs = {{{6, width}, dtype}};
+        for (int i = 1; i < c.inputs; ++i) specs.push_back({{width}, dtype});
+        const size_t outputs = std::string(c.name) == "x_minus_mean_and_variance" ? 2 : 1;
+        const std::string ir = tgtest::traceIr(specs, c.fn, outputs);
+        std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
+        mlir::OwningOpRef<mlir::ModuleOp> m = mlir::parseSourceString<mlir::ModuleOp>(ir, &tg::compiler::sharedContext());
+        ASSERT_TRUE(m);
+        tg::compiler::PipelineOptions options;
+        options.fuseReductions = true;
+        options.codegen.arch = "sm_90a";
+        tg::rt::Plan plan = tg::compiler::compile(*m, options);
+        ASSERT_EQ(plan.kernels.size(), 1u);
+        EXPECT_NE(plan.kernels[0].summary.find("row:"), std::string::npos) << plan.kernels[0].summary;
+        ++rowKernels;
+        for (const char* arch : {"sm_90a", "sm_80"}) {
+          try {
+            tg::rt::NvrtcResult r = tg::rt::compileCuda(plan.kernels[0].source, plan.kernels[0].name + ".cu", arch,
+                                                        tg::rt::defaultNvrtcOptions());
+            EXPECT_FALSE(r.cubin.empty());
+          } catch (const std::exception& e) {
+            ADD_FAILURE() << "does not compile for " << arch << ":\n" << e.what() << "\n" << plan.kernels[0].source;
+          }
+        }
+      }
+    }
+  EXPECT_EQ(rowKernels, 36);
 }
 
 }  // namespace

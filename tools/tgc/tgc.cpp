@@ -1,6 +1,6 @@
 //===- tgc.cpp - tg's command-line compiler: dump stages, run graphs ------===//
 //
-//   tgc dump FILE.mlir|EXAMPLE [--stage=S,...] [--arch=sm_90a] [--no-fuse] [--out-dir=DIR]
+//   tgc dump FILE.mlir|EXAMPLE [--stage=S,...] [--arch=sm_90a] [--no-fuse] [--fuse-reductions] [--out-dir=DIR]
 //   tgc run FILE.mlir --input a.npy ... --output out.npy ... [--device cpu|cuda] [--no-fuse] [--bench=N]
 //   tgc examples
 //   tgc cache stats|list|clear [--dir=DIR]
@@ -44,15 +44,18 @@ namespace {
 
 constexpr const char* kUsage = R"(usage:
   tgc dump FILE.mlir|EXAMPLE [--stage=STAGE[,STAGE...]] [--arch=ARCH] [--no-fuse]
-           [--precision=auto|accurate|fast] [--sm-count=N] [--out-dir=DIR]
+           [--fuse-reductions] [--precision=auto|accurate|fast] [--sm-count=N] [--out-dir=DIR]
       Prints each compilation stage. STAGE is one of: all (default), traced, canonicalize,
       decompose, fuse, select-matmul, assign-buffers, remarks, plan, cuda, ptx, cubin (binary,
       only when named). ARCH is an NVRTC
       target (default: this machine's GPU, or sm_90a without one). --out-dir also writes
-      every stage (cubins included) as files into DIR. Needs no GPU.
+      every stage (cubins included) as files into DIR. Needs no GPU. --fuse-reductions
+      makes row kernels of reductions and their producers and consumers (in progress, not
+      yet run on a GPU by tg's tests).
   tgc run FILE.mlir --input A.npy [--input B.npy ...] --output OUT.npy [...]
-          [--device cpu|cuda] [--no-fuse] [--precision=...] [--bench=N]
-      Runs the function in FILE.mlir on .npy inputs and writes .npy outputs.
+          [--device cpu|cuda] [--no-fuse] [--fuse-reductions] [--precision=...] [--bench=N]
+      Runs the function in FILE.mlir on .npy inputs and writes .npy outputs
+      (--fuse-reductions: see dump).
   tgc examples
       Lists the built-in example graphs that `dump` accepts by name.
   tgc cache stats|list|clear [--dir=DIR]
@@ -67,6 +70,7 @@ struct Args {
   std::vector<std::string> stages, inputs, outputs;
   std::string arch, device = "auto", outDir, cacheDir;
   bool fuse = true;
+  bool fuseReductions = false;
   int smCount = 0;
   int bench = 0;  // run: also time this many runs (median device time)
   tg::Precision precision = tg::Precision::Auto;
@@ -139,6 +143,8 @@ Args parseArgs(int argc, char** argv) {
       a.bench = parseCount("--bench", optionValue(arg, "--bench", i, argc, argv), 1, 100000);
     } else if (arg == "--no-fuse") {
       a.fuse = false;
+    } else if (arg == "--fuse-reductions") {
+      a.fuseReductions = true;
     } else if (isHelp(arg)) {
       a.command = "help";
       return a;
@@ -195,6 +201,7 @@ OwningOpRef<ModuleOp> loadModule(const std::string& target,
 tg::compiler::PipelineOptions pipelineOptions(const Args& a, tg::rt::Gpu* gpu) {
   tg::compiler::PipelineOptions p =
       tg::compiler::pipelineOptionsFor(gpu ? &gpu->info() : nullptr, a.fuse, a.precision);
+  p.fuseReductions = a.fuseReductions;
   if (!a.arch.empty()) p.codegen.arch = a.arch;
   if (a.smCount > 0) p.codegen.smCount = a.smCount;
   return p;
@@ -224,7 +231,18 @@ int dump(const Args& a) {
     if (!art.text.empty() && art.text.back() != '\n') std::cout << "\n";
   };
   bool wantPtx = all || wanted.count("ptx") || wanted.count("cubin") || !a.outDir.empty();
-  tg::compiler::compile(*module, pipelineOptions(a, gpu), tg::compiler::Target::Cuda, sink, wantPtx);
+  const tg::compiler::PipelineOptions options = pipelineOptions(a, gpu);
+  // Only stages the fused reference runs: no code generation (what it cannot write yet, such
+  // as row kernels, still dumps).
+  tg::compiler::Target target = tg::compiler::Target::Cuda;
+  std::set<std::string> beforeCodegen = {"traced"};
+  for (const tg::compiler::PipelineStage& st :
+       tg::compiler::pipelineStages(options, tg::compiler::Target::FusedReference))
+    beforeCodegen.insert(st.name);
+  if (!all && a.outDir.empty() &&
+      std::includes(beforeCodegen.begin(), beforeCodegen.end(), wanted.begin(), wanted.end()))
+    target = tg::compiler::Target::FusedReference;
+  tg::compiler::compile(*module, options, target, sink, wantPtx);
   if (unwritten.failed)
     throw tg::Error("cannot write " + std::to_string(unwritten.failed) + " of " +
                     std::to_string(unwritten.files) + " dump file(s) to " + a.outDir + ": " +

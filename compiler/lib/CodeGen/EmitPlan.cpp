@@ -155,9 +155,8 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
         emission = emitCheck(fusion, name.str(), options);
         break;
       case ir::FusionKind::row:
-        return fusion.emitOpError("row kernels (reductions fused with their producers and "
-                                  "consumers, tg-fuse{fuse-reductions=true}) have no CUDA code "
-                                  "generation yet; the reference interpreter runs them");
+        emission = emitRow(fusion, name.str(), options);
+        break;
     }
     if (failed(emission)) return failure();
     rt::PlanLaunch launch;

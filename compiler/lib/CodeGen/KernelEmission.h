@@ -28,11 +28,15 @@ const char* matmulWgmmaTemplate();
 const char* matmulMmaTemplate();
 const char* checkTemplate();
 const char* transposeTemplate();
+const char* rowTemplate();
 
 mlir::FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
                                                 const CodeGenOptions& options);
 mlir::FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& name,
                                               const CodeGenOptions& options);
+/// A row kernel (reductions over the trailing dims with their producers and consumers).
+mlir::FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name,
+                                        const CodeGenOptions& options);
 mlir::FailureOr<KernelEmission> emitCheck(ir::FusionOp fusion, const std::string& name,
                                           const CodeGenOptions& options);
 /// Whether `fusion` only transposes its input's last two dims (templates/transpose.cuh then

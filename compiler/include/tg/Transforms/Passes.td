@@ -40,7 +40,7 @@ def TgFuseElementwise : Pass<"tg-fuse", "mlir::func::FuncOp"> {
     elementwise ops that produce its input and those that read its result (or ops on one value
     per row) broadcast back over the rows join it in one `row` region (RowDomain.h); column
     reductions, reductions of a matmul's result and reductions of other rows stay apart, with
-    a remark. Code generation does not write row kernels yet, so the option is off by default.
+    a remark. Off by default until the row kernels (EmitRow.cpp) have run on a GPU.
     With `fuse=false` every elementwise op is its own group: the unfused baseline.
   }];
   let dependentDialects = ["::tg::ir::TgDialect"];
@@ -50,7 +50,7 @@ def TgFuseElementwise : Pass<"tg-fuse", "mlir::func::FuncOp"> {
     Option<"fuseReductions", "fuse-reductions", "bool", /*default=*/"false",
            "Make each reduction over trailing dims one row kernel with the elementwise ops "
            "that produce its input and those that read its result broadcast back over the "
-           "rows (no CUDA code generation yet)">,
+           "rows (in progress: off until verified on a GPU)">,
     Option<"remarks", "remarks", "bool", /*default=*/"true",
            "Emit a remark for every producer -> consumer edge that is not fused">,
   ];
