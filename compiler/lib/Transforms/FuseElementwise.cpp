@@ -269,7 +269,7 @@ class FusionPlan {
       const bool rowMember = rowReduction(&op).has_value();
       if (isKernelOp(&op) && !isElementwiseOp(&op) && !rowMember) {
         // Matmuls, and reductions outside row kernels, read their operands from memory.
-        const bool reduction = isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp>(op);
+        const bool reduction = isReduction(&op);
         const std::string why =
             reduction && fuseReductions_
                 ? "a '" + op.getName().getStringRef().str() +
