@@ -21,18 +21,6 @@ using namespace mlir;
 
 namespace tg::codegen {
 
-namespace {
-
-/// `prefix` followed by `n` ("r0", "in3"). Built by appending: GCC 12 warns, wrongly, of
-/// overlapping copies in `"r" + std::to_string(n)` once inlined here.
-std::string numbered(const char* prefix, long long n) {
-  std::string s = prefix;
-  s += std::to_string(n);
-  return s;
-}
-
-}  // namespace
-
 FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
                                           const CodeGenOptions& options) {
   Block& body = fusion.getBody().front();

@@ -11,6 +11,7 @@
 
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/LayoutChain.h"
+#include "tg/Dialect/RowDomain.h"
 
 #include <algorithm>
 #include <sstream>
@@ -19,11 +20,16 @@ using namespace mlir;
 
 namespace tg::codegen {
 
+std::string reductionIdentity(bool isMax, bool isInt) {
+  if (isMax) return isInt ? "(-2147483647 - 1)" : "-__int_as_float(0x7f800000)";
+  return isInt ? "0" : "0.0f";
+}
+
 FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& name,
                                         const CodeGenOptions& options) {
   Operation* reduce = nullptr;
   fusion.getBody().walk([&](Operation* op) {
-    if (isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp>(op)) reduce = op;
+    if (isReductionOp(op)) reduce = op;
   });
   if (!reduce || fusion.getNumResults() != 1 ||
       cast<ir::YieldOp>(fusion.getBody().front().getTerminator()).getOperand(0) !=
@@ -87,8 +93,7 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
     os << "  const " << storageType(dtypeOfValue(arg)) << "* __restrict__ in" << arg.getArgNumber()
        << ";\n";
   os << "  " << storageType(dtypeOfValue(reduce->getResult(0))) << "* __restrict__ out0;\n";
-  os << "  __device__ __forceinline__ Acc init() const { return "
-     << (isMax ? (isInt ? "(-2147483647 - 1)" : "-__int_as_float(0x7f800000)") : (isInt ? "0" : "0.0f"))
+  os << "  __device__ __forceinline__ Acc init() const { return " << reductionIdentity(isMax, isInt)
      << "; }\n";
   os << "  __device__ __forceinline__ Acc combine(Acc a, Acc b) const { return "
      << (isMax ? (isInt ? "(a > b ? a : b)" : "tg_maxf(a, b)") : (isInt ? "tg_iadd(a, b)" : "a + b"))

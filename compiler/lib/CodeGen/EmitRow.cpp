@@ -18,6 +18,7 @@
 
 #include "tg/Dialect/LayoutChain.h"
 #include "tg/Dialect/OpDescription.h"
+#include "tg/Dialect/RowDomain.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -31,29 +32,16 @@ namespace tg::codegen {
 
 namespace {
 
-bool isReductionOp(Operation* op) { return isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp>(op); }
-
-std::string numbered(const char* prefix, long long n) {
-  std::string s = prefix;
-  s += std::to_string(n);
-  return s;
-}
-
 /// Writes the body of one row: the names of values in row scope, and per pass the full values.
 class RowWriter {
  public:
-  RowWriter(ir::FusionOp fusion, const Shape& rowShape, int64_t reducedDims, const std::string& sfx,
-            Precision precision)
-      : fusion_(fusion), shape_(rowShape), sfx_(sfx), precision_(precision) {
-    const size_t kept = rowShape.size() - static_cast<size_t>(reducedDims);
-    keptShape_.assign(rowShape.begin(), rowShape.begin() + static_cast<std::ptrdiff_t>(kept));
-    reducedShape_.assign(rowShape.begin() + static_cast<std::ptrdiff_t>(kept), rowShape.end());
-    rows_ = shape_numel(keptShape_);
-    length_ = shape_numel(reducedShape_);
+  RowWriter(ir::FusionOp fusion, const RowDomain& d, const std::string& sfx, Precision precision)
+      : fusion_(fusion), shape_(d.shape.begin(), d.shape.end()), rows_(d.rows), length_(d.length),
+        sfx_(sfx), precision_(precision) {
+    const auto kept = static_cast<std::ptrdiff_t>(d.shape.size()) - d.reducedDims;
+    keptShape_.assign(shape_.begin(), shape_.begin() + kept);
+    reducedShape_.assign(shape_.begin() + kept, shape_.end());
   }
-
-  int64_t rows() const { return rows_; }
-  int64_t length() const { return length_; }
 
   /// A value of one per row, in row scope (operands of row ops, row results).
   FailureOr<std::string> rowValue(Value v, std::ostream& os) {
@@ -116,6 +104,7 @@ class RowWriter {
   }
   /// The dims of a full value at (r, n): the kept dims from r, the reduced ones from n.
   DimIndices fullIndex(Value v) const {
+    // A value of another shape with the same elements (a reshape of the rows): row-major.
     if (shapeOf(v) != shape_) return delinearize(IndexExpr::var("r", rows_) * length_ + IndexExpr::var("n", length_), shapeOf(v));
     DimIndices kept = delinearize(IndexExpr::var("r", rows_), keptShape_);
     DimIndices red = delinearize(IndexExpr::var("n", length_), reducedShape_);
@@ -146,8 +135,9 @@ class RowWriter {
   }
 
   ir::FusionOp fusion_;
-  Shape shape_, keptShape_, reducedShape_;
-  int64_t rows_ = 1, length_ = 1;
+  Shape shape_;
+  int64_t rows_, length_;
+  Shape keptShape_, reducedShape_;
   std::string sfx_;
   Precision precision_;
   llvm::DenseMap<Value, std::string> rowNames_;
@@ -166,13 +156,11 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
       break;
     }
   if (!first) return fusion.emitOpError("is a row kernel without a reduction");
-  auto inType = cast<RankedTensorType>(first->getOperand(0).getType());
-  const Shape shape(inType.getShape().begin(), inType.getShape().end());
-  const int64_t reducedDims = static_cast<int64_t>(ir::describeOp(first)->attrs.axes.size());
+  const RowDomain d = *rowDomainOf(first);  // the verifier checked every reduction's rows
   std::string sfx;
-  const std::string index = indexType(shape_numel(shape) + 64, sfx);
-  RowWriter w(fusion, shape, reducedDims, sfx, options.precision);
-  const int64_t rows = w.rows(), length = w.length();
+  const std::string index = indexType(d.rows * d.length + 64, sfx);
+  RowWriter w(fusion, d, sfx, options.precision);
+  const int64_t rows = d.rows, length = d.length;
 
   // Long rows: a block per row; otherwise a warp per row.
   const int block = 256;
@@ -188,8 +176,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
       const bool isMax = d->kind == graph::OpKind::ReduceMax;
       const std::string acc = w.fresh("acc");
       const char* type = isInt ? "int" : "float";
-      const std::string identity = isMax ? (isInt ? "(-2147483647 - 1)" : "-__int_as_float(0x7f800000)")
-                                         : (isInt ? "0" : "0.0f");
+      const std::string identity = reductionIdentity(isMax, isInt);
       const std::string combine = std::string(isMax ? "TgMax" : "TgSum") + (isInt ? "I" : "F") + "()";
       row << "    " << type << " " << acc << " = " << identity << ";\n";
       row << "    for (Index n = lane; n < " << length << sfx << "; n += TG_GROUP) {\n";

@@ -2,6 +2,7 @@
 #include "tg/Dialect/TgOps.h"
 
 #include "tg/Dialect/OpDescription.h"
+#include "tg/Dialect/RowDomain.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -86,37 +87,31 @@ LogicalResult CheckOp::verify() {
 // FusionOp
 //===----------------------------------------------------------------------===//
 
-/// A row kernel reduces rows of one shape: at least one reduction, every one over an input of
-/// the same shape (of any dtype) and the same trailing dims (the row), no matmul.
+/// A row kernel reduces rows of one shape: at least one reduction, every one over the same
+/// trailing dims of an input of the same shape (of any dtype), no matmul.
 static LogicalResult verifyRowFusion(FusionOp fusion) {
-  Operation* first = nullptr;
-  std::vector<int64_t> axes;
+  std::optional<RowDomain> rows;
   WalkResult walk = fusion.getBody().walk([&](Operation* op) {
     if (isa<MatmulOp>(op)) {
       fusion.emitOpError("row kernels hold no matmul");
       return WalkResult::interrupt();
     }
-    std::optional<OpDescription> d = describeOp(op);
-    if (!d || !graph::isReduction(d->kind)) return WalkResult::advance();
-    const auto type = cast<RankedTensorType>(op->getOperand(0).getType());
-    const int64_t rank = type.getRank();
-    for (size_t i = 0; i < d->attrs.axes.size(); ++i)
-      if (d->attrs.axes[i] != rank - static_cast<int64_t>(d->attrs.axes.size() - i)) {
-        op->emitOpError("in a row kernel reduces trailing dims only, got axes over ") << type;
-        return WalkResult::interrupt();
-      }
-    if (!first) {
-      first = op;
-      axes = d->attrs.axes;
-    } else if (cast<RankedTensorType>(first->getOperand(0).getType()).getShape() != type.getShape() ||
-               d->attrs.axes != axes) {
+    if (!isReductionOp(op)) return WalkResult::advance();
+    std::optional<RowDomain> own = rowDomainOf(op);
+    if (!own) {
+      op->emitOpError("in a row kernel reduces trailing dims only, got axes over ")
+          << op->getOperand(0).getType();
+      return WalkResult::interrupt();
+    }
+    if (rows && !(*rows == *own)) {
       op->emitOpError("reduces other rows than the row kernel's first reduction");
       return WalkResult::interrupt();
     }
+    rows = own;
     return WalkResult::advance();
   });
   if (walk.wasInterrupted()) return failure();
-  if (!first) return fusion.emitOpError("is a row kernel without a reduction");
+  if (!rows) return fusion.emitOpError("is a row kernel without a reduction");
   return success();
 }
 

@@ -24,7 +24,7 @@
 #include "tg/Dialect/LayoutChain.h"
 #include "tg/Transforms/Passes.h"
 
-#include "RowDomain.h"
+#include "tg/Dialect/RowDomain.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -54,8 +54,6 @@ bool isElementwiseOp(Operation* op) {
 bool isKernelOp(Operation* op) {
   return op && !isLayoutOp(op) && !isa<ir::ConstantOp, func::ReturnOp>(op);
 }
-
-bool isReduction(Operation* op) { return isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp>(op); }
 
 int64_t resultNumel(Operation* op) {
   return cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
@@ -269,7 +267,7 @@ class FusionPlan {
       const bool rowMember = rowReduction(&op).has_value();
       if (isKernelOp(&op) && !isElementwiseOp(&op) && !rowMember) {
         // Matmuls, and reductions outside row kernels, read their operands from memory.
-        const bool reduction = isReduction(&op);
+        const bool reduction = isReductionOp(&op);
         const std::string why =
             reduction && fuseReductions_
                 ? "a '" + op.getName().getStringRef().str() +
@@ -456,7 +454,7 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
 
     std::vector<SmallVector<Operation*>> groups = plan.groups();
     for (const SmallVector<Operation*>& members : groups) {
-      const bool reduces = llvm::any_of(members, isReduction);
+      const bool reduces = llvm::any_of(members, isReductionOp);
       if (reduces && members.size() == 1) continue;  // a reduction alone: a reduction kernel below
       buildFusion(members, llvm::any_of(members, [](Operation* m) { return isa<ir::MatmulOp>(m); })
                                ? ir::FusionKind::gemm
@@ -467,7 +465,7 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
 
     SmallVector<Operation*> singles;
     for (Operation& op : block)
-      if (isReduction(&op) || isa<ir::CheckOp>(op)) singles.push_back(&op);
+      if (isReductionOp(&op) || isa<ir::CheckOp>(op)) singles.push_back(&op);
     for (Operation* op : singles)
       buildFusion({op}, isa<ir::CheckOp>(op) ? ir::FusionKind::check : ir::FusionKind::reduction);
 

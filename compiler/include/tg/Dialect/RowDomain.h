@@ -7,7 +7,7 @@
 //  - row ops: the reductions, and elementwise ops of R elements (one per row),
 // and a full op reads a row value through a row broadcast: reshapes, then one broadcast that
 // expands exactly the reduced dims, so that element (r, n) of S reads element r.
-// Internal to tg-fuse (FuseElementwise.cpp).
+// tg-fuse forms row kernels with it, the verifier checks them and EmitRow.cpp writes them.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -18,6 +18,10 @@
 #include <optional>
 
 namespace tg {
+
+inline bool isReductionOp(mlir::Operation* op) {
+  return mlir::isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp>(op);
+}
 
 struct RowDomain {
   llvm::SmallVector<int64_t> shape;  ///< S, the shape of the reduced values
