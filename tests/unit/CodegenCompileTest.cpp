@@ -511,12 +511,18 @@ TEST(Tuning, TheEnvironmentIsReadByOneFunction) {
   EXPECT_EQ(t.gemmDirectStore, 1);
 }
 
-TEST(KernelCount, SumOfExpIsTwoKernels) {
-  auto f = tg::jit([](const Tensor& x) { return tg::sum(tg::exp(x)); });
+// A sum over one row of 4096 is one row kernel with its producer; few long rows (here 2 of
+// 65536) stay a reduction kernel that splits them over blocks, after an elementwise kernel.
+TEST(KernelCount, SumOfExpIsOneRowKernelUnlessTheRowsAreFewAndLong) {
+  auto f = tg::jit([](const Tensor& x) { return tg::sum(tg::exp(x), {-1}); });
   Compiled c = compileIr(f.trace_ir(tg::TensorSpec{{4096}, DType::F32}));
-  EXPECT_EQ(c.plan.kernels.size(), 2u) << c.plan.str();
-  EXPECT_EQ(c.plan.launches.size(), 2u);
+  ASSERT_EQ(c.plan.kernels.size(), 1u) << c.plan.str();
+  EXPECT_NE(c.plan.kernels[0].summary.find("row:"), std::string::npos) << c.plan.str();
+  EXPECT_EQ(c.plan.launches.size(), 1u);
   EXPECT_EQ(c.plan.outputShapes.at(0), tg::Shape{});
+  Compiled few = compileIr(f.trace_ir(tg::TensorSpec{{2, 65536}, DType::F32}));
+  EXPECT_EQ(few.plan.kernels.size(), 2u) << few.plan.str();
+  EXPECT_EQ(few.plan.launches.size(), 2u);
 }
 
 }  // namespace

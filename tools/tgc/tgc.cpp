@@ -1,6 +1,6 @@
 //===- tgc.cpp - tg's command-line compiler: dump stages, run graphs ------===//
 //
-//   tgc dump FILE.mlir|EXAMPLE [--stage=S,...] [--arch=sm_90a] [--no-fuse] [--fuse-reductions] [--out-dir=DIR]
+//   tgc dump FILE.mlir|EXAMPLE [--stage=S,...] [--arch=sm_90a] [--no-fuse] [--no-fuse-reductions] [--out-dir=DIR]
 //   tgc run FILE.mlir --input a.npy ... --output out.npy ... [--device cpu|cuda] [--no-fuse] [--bench=N]
 //   tgc examples
 //   tgc cache stats|list|clear [--dir=DIR]
@@ -44,18 +44,18 @@ namespace {
 
 constexpr const char* kUsage = R"(usage:
   tgc dump FILE.mlir|EXAMPLE [--stage=STAGE[,STAGE...]] [--arch=ARCH] [--no-fuse]
-           [--fuse-reductions] [--precision=auto|accurate|fast] [--sm-count=N] [--out-dir=DIR]
+           [--no-fuse-reductions] [--precision=auto|accurate|fast] [--sm-count=N] [--out-dir=DIR]
       Prints each compilation stage. STAGE is one of: all (default), traced, canonicalize,
       decompose, fuse, select-matmul, assign-buffers, remarks, plan, cuda, ptx, cubin (binary,
       only when named). ARCH is an NVRTC
       target (default: this machine's GPU, or sm_90a without one). --out-dir also writes
-      every stage (cubins included) as files into DIR. Needs no GPU. --fuse-reductions
-      makes row kernels of reductions and their producers and consumers (in progress, not
-      yet run on a GPU by tg's tests).
+      every stage (cubins included) as files into DIR. Needs no GPU. Reductions over trailing
+      dims form row kernels with their producers and consumers; --no-fuse-reductions keeps
+      each a kernel of its own (--fuse-reductions, the default, is accepted).
   tgc run FILE.mlir --input A.npy [--input B.npy ...] --output OUT.npy [...]
-          [--device cpu|cuda] [--no-fuse] [--fuse-reductions] [--precision=...] [--bench=N]
+          [--device cpu|cuda] [--no-fuse] [--no-fuse-reductions] [--precision=...] [--bench=N]
       Runs the function in FILE.mlir on .npy inputs and writes .npy outputs
-      (--fuse-reductions: see dump).
+      (--no-fuse-reductions: see dump).
   tgc examples
       Lists the built-in example graphs that `dump` accepts by name.
   tgc cache stats|list|clear [--dir=DIR]
@@ -70,7 +70,7 @@ struct Args {
   std::vector<std::string> stages, inputs, outputs;
   std::string arch, device = "auto", outDir, cacheDir;
   bool fuse = true;
-  bool fuseReductions = false;
+  bool fuseReductions = true;
   int smCount = 0;
   int bench = 0;  // run: also time this many runs (median device time)
   tg::Precision precision = tg::Precision::Auto;
@@ -145,6 +145,8 @@ Args parseArgs(int argc, char** argv) {
       a.fuse = false;
     } else if (arg == "--fuse-reductions") {
       a.fuseReductions = true;
+    } else if (arg == "--no-fuse-reductions") {
+      a.fuseReductions = false;
     } else if (isHelp(arg)) {
       a.command = "help";
       return a;

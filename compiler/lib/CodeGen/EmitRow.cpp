@@ -1,15 +1,23 @@
 //===- EmitRow.cpp - CUDA C++ for a row tg.fusion -------------------------===//
 //
-// Generates `struct TgBody` for templates/row.cuh: a group of threads (a warp, or a block for
-// long rows) per row of R x N. The region's ops, in program order, become
-//  - per reduction, a pass: each thread folds its elements n = lane, lane + G, ... of the
-//    reduction's input (the full ops it needs evaluated at (r, n), inputs read through their
-//    layout chains) into an f32 (or i32) accumulator, then tg_row_reduce combines the group's;
-//  - per op on one value per row, a line computed once per row;
-//  - at the end, a pass that evaluates and stores the full results, and lane 0 storing the
-//    results of one value per row.
-// This first version re-reads the inputs in every pass (from L1/L2 for rows that fit there);
-// keeping the row in registers or shared memory is the next step (issue 15).
+// Generates `struct TgBody` for templates/row.cuh. A row of R x N is shared by G threads of a
+// block (G <= 32: several rows per block) or by a cluster of C blocks; the thread with lane l
+// holds the elements n = (k * G * C + l) * V + j, k < K, j < V: K vectors of V elements, read
+// with 16-byte accesses (V = 16 bytes of the narrowest row tensor, fewer if N is not a multiple).
+// The kernel inputs read at (r, n) in row-major order (the "row inputs") are loaded once into
+// registers, converted to f32; every pass then works from them:
+//  - per reduction, a pass folds the full ops it needs into an f32 (or i32) accumulator and
+//    tg_row_reduce combines the row's threads (shuffles, shared memory, distributed shared
+//    memory), so two-pass statistics (softmax's max then sum, layer_norm's mean then centred
+//    variance) read HBM once;
+//  - ops on one value per row are computed once per row, by every thread of it;
+//  - a last pass evaluates and stores the full results, 16 bytes at a time, and lane 0 stores
+//    the results of one value per row.
+// Inputs read any other way (a broadcast weight, a transpose) are read where a pass needs them.
+// planRows() below picks G, C, K and V from the row length; a row too long for a cluster's
+// registers is looped over in chunks, its row inputs re-read (from L2) in every pass.
+// R and N are compile-time constants; the loops are written over kLength/kRows (and predicate
+// the tail), so both can become run-time values: only kItems must stay a compile-time bound.
 //
 //===----------------------------------------------------------------------===//
 #include "IndexExpr.h"
@@ -21,9 +29,9 @@
 #include "tg/Dialect/RowDomain.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <algorithm>
-#include <functional>
 #include <sstream>
 
 using namespace mlir;
@@ -31,6 +39,64 @@ using namespace mlir;
 namespace tg::codegen {
 
 namespace {
+
+/// How a row kernel spreads a row over threads (see the file comment).
+struct RowPlan {
+  int vec = 1;       ///< V: elements per vector access
+  int group = 32;    ///< G: threads of one block per row
+  int cluster = 1;   ///< C: blocks per row
+  int block = 128;   ///< threads per block
+  int items = 1;     ///< K: vectors per thread (per chunk when looped)
+  bool looped = false;
+  bool exact = false;  ///< N == K * V * G * C (or a multiple of the chunk): no tail predicates
+};
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/// 90 for "sm_90a", 80 for "sm_80" (0 if unreadable).
+int archNumber(const std::string& arch) {
+  int n = 0;
+  for (size_t i = arch.rfind('_') + 1; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i) n = n * 10 + (arch[i] - '0');
+  return n;
+}
+int64_t nextPow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+/// The plan for rows of `length` elements whose narrowest row tensor has `narrowBytes` bytes
+/// per element, `rowInputs` of them held in registers. Measured on the H200 (RESULTS.md):
+///  - at most 64 held elements per thread (f32 registers; 512 threads still fit one block per
+///    SM without spills), at most 4 vectors per thread for narrow rows (more threads, more rows
+///    in flight);
+///  - G grows in powers of two to 512 threads; wider rows take a cluster of up to 8 blocks of
+///    512 (sm_90), so rows of 8 * 512 * 64 = 262,144 single-input elements stay on chip;
+///  - beyond that, 512 threads loop over the row in chunks.
+RowPlan planRows(int64_t length, int narrowBytes, int rowInputs, bool clusters) {
+  RowPlan p;
+  p.vec = std::max(1, 16 / std::max(1, narrowBytes));
+  while (p.vec > 1 && length % p.vec != 0) p.vec /= 2;
+  const int64_t budget = 64;
+  const int64_t maxItems = std::max<int64_t>(1, budget / (int64_t(p.vec) * std::max(1, rowInputs)));
+  int64_t g = std::clamp<int64_t>(nextPow2(ceilDiv(length, 4 * p.vec)), 1, 32);
+  if (ceilDiv(length, g * p.vec) > maxItems) g = nextPow2(ceilDiv(length, maxItems * p.vec));
+  const int64_t maxGroup = 512, maxCluster = 8;
+  if (g <= maxGroup) {
+    p.group = static_cast<int>(g);
+  } else if (clusters && g <= maxGroup * maxCluster) {
+    p.group = static_cast<int>(maxGroup);
+    p.cluster = static_cast<int>(g / maxGroup);
+  } else {
+    p.group = static_cast<int>(maxGroup);
+    p.looped = true;
+  }
+  p.block = std::max(128, p.group);
+  const int64_t lanes = int64_t(p.group) * p.cluster;
+  p.items = static_cast<int>(p.looped ? maxItems : ceilDiv(length, lanes * p.vec));
+  const int64_t chunk = int64_t(p.items) * p.vec * lanes;
+  p.exact = p.looped ? length % chunk == 0 : length == chunk;
+  return p;
+}
 
 /// Writes the body of one row: the names of values in row scope, and per pass the full values.
 class RowWriter {
@@ -54,7 +120,7 @@ class RowWriter {
         numelOf(chain.root) == numelOf(v))
       return rowNames_[chain.root];
     if (isa<BlockArgument>(chain.root)) {
-      std::string n = read(v, rowIndex(v), os, "    ");
+      std::string n = read(v, rowIndex(v), os, "  ");
       rowNames_[v] = n;
       return n;
     }
@@ -67,8 +133,10 @@ class RowWriter {
     if (auto splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
     LayoutChain chain = traceLayout(v);
     std::string n;
-    if (isa<BlockArgument>(chain.root)) {
-      n = read(v, fullIndex(v), os, "      ");
+    if (auto arg = dyn_cast<BlockArgument>(chain.root); arg && isRowMajorRead(chain)) {
+      n = numbered("c", rowInputIndex(arg)) + "[k][j]";  // held in registers
+    } else if (isa<BlockArgument>(chain.root)) {
+      n = read(v, fullIndex(v), os, "        ");
     } else if (rowNames_.count(chain.root) && !hasTranspose(chain)) {
       n = rowNames_[chain.root];  // a row broadcast (the fuser checked it): the row's value
     } else if (chain.linear && chain.root != v) {
@@ -86,7 +154,7 @@ class RowWriter {
         operands.push_back(*r);
       }
       n = numbered("f", counter_++);
-      os << "  " << elementwiseLine(def, *d, operands, n, precision_);
+      os << "      " << elementwiseLine(def, *d, operands, n, precision_);
     } else {
       return fusion_.emitOpError("a row kernel reads a value through a layout it cannot index");
     }
@@ -97,7 +165,21 @@ class RowWriter {
   void nameRow(Value v, const std::string& n) { rowNames_[v] = n; }
   std::string fresh(const char* prefix) { return numbered(prefix, counter_++); }
 
+  /// The kernel inputs held in registers, in order of first use: c<i> holds in<arg>.
+  const llvm::MapVector<unsigned, int>& rowInputs() const { return rowInputs_; }
+
  private:
+  /// Whether `chain` reads its root (a kernel input) at element r * N + n: only reshapes, of
+  /// a value with the rows' element count.
+  bool isRowMajorRead(const LayoutChain& chain) const {
+    return numelOf(chain.root) == rows_ * length_ &&
+           llvm::all_of(chain.ops, [](Operation* op) { return isa<ir::ReshapeOp>(op); });
+  }
+  int rowInputIndex(BlockArgument arg) {
+    auto [it, inserted] = rowInputs_.insert({arg.getArgNumber(), static_cast<int>(rowInputs_.size())});
+    (void)inserted;
+    return it->second;
+  }
   /// The dims of a value of one per row at row r (row-major over its own shape).
   DimIndices rowIndex(Value v) const {
     return delinearize(IndexExpr::var("r", rows_), shapeOf(v));
@@ -141,8 +223,20 @@ class RowWriter {
   std::string sfx_;
   Precision precision_;
   llvm::DenseMap<Value, std::string> rowNames_;
+  llvm::MapVector<unsigned, int> rowInputs_;
   int counter_ = 0;
 };
+
+/// The element loop of a pass: `body` runs for every element (k, j) of the thread's chunk
+/// that is inside the row, with `n` its index.
+std::string elementLoop(const std::string& body) {
+  return "#pragma unroll\n    for (int k = 0; k < kItems; ++k) {\n"
+         "      const Index n0 = base + ((Index)k * kLanes + lane) * kVec;\n"
+         "#pragma unroll\n      for (int j = 0; j < kVec; ++j) {\n"
+         "        const Index n = n0 + j;\n"
+         "        if (!kExact && n >= kLength) continue;\n" +
+         body + "      }\n    }\n";
+}
 
 }  // namespace
 
@@ -157,105 +251,197 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     }
   if (!first) return fusion.emitOpError("is a row kernel without a reduction");
   const RowDomain d = *rowDomainOf(first);  // the verifier checked every reduction's rows
-  std::string sfx;
-  const std::string index = indexType(d.rows * d.length + 64, sfx);
-  RowWriter w(fusion, d, sfx, options.precision);
   const int64_t rows = d.rows, length = d.length;
+  std::string sfx;
+  // Row indices run past kRows by at most a grid's worth of rows (the stride loop).
+  const std::string index = indexType(rows * length + int64_t(options.smCount) * 32 * 128 + 64, sfx);
+  RowWriter w(fusion, d, sfx, options.precision);
 
-  // Long rows: a block per row; otherwise a warp per row.
-  const int block = 256;
-  const int group = length >= 1024 ? block : 32;
-
-  std::ostringstream row;  // the body of row(r, lane)
+  // The passes, written against the plan's constants (kItems, kVec, kLanes, kExact, base), and
+  // the row-scope lines between them.
+  struct Pass {
+    std::string before;  ///< row-scope lines before the pass
+    std::string body;    ///< the element loop's body
+    std::string after;   ///< row-scope lines after it (the group combine)
+  };
+  std::vector<Pass> passes;
+  std::ostringstream rowScope;
+  int slots = 0;
   for (Operation& op : body) {
     if (isLayoutOp(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
-    std::optional<ir::OpDescription> d = ir::describeOp(&op);
-    if (!d) return op.emitOpError("cannot be generated in a row kernel");
+    std::optional<ir::OpDescription> desc = ir::describeOp(&op);
+    if (!desc) return op.emitOpError("cannot be generated in a row kernel");
     if (isReductionOp(&op)) {
       const bool isInt = dtypeOfValue(op.getOperand(0)) == DType::I32;
-      const bool isMax = d->kind == graph::OpKind::ReduceMax;
+      const bool isMax = desc->kind == graph::OpKind::ReduceMax;
       const std::string acc = w.fresh("acc");
       const char* type = isInt ? "int" : "float";
-      const std::string identity = reductionIdentity(isMax, isInt);
       const std::string combine = std::string(isMax ? "TgMax" : "TgSum") + (isInt ? "I" : "F") + "()";
-      row << "    " << type << " " << acc << " = " << identity << ";\n";
-      row << "    for (Index n = lane; n < " << length << sfx << "; n += TG_GROUP) {\n";
+      Pass pass;
+      rowScope << "  " << type << " " << acc << " = " << reductionIdentity(isMax, isInt) << ";\n";
+      pass.before = rowScope.str();
+      rowScope.str("");
       llvm::DenseMap<Value, std::string> names;
-      std::ostringstream pass;
-      FailureOr<std::string> in = w.fullValue(op.getOperand(0), names, pass);
+      std::ostringstream element;
+      FailureOr<std::string> in = w.fullValue(op.getOperand(0), names, element);
       if (failed(in)) return failure();
-      row << pass.str() << "      " << acc << " = " << combine << "(" << acc << ", " << *in << ");\n    }\n";
-      row << "    " << acc << " = tg_row_reduce<" << type << ">(" << acc << ", " << combine << ", "
-          << identity << ");\n";
+      element << "        " << acc << " = " << combine << "(" << acc << ", " << *in << ");\n";
+      pass.body = element.str();
+      std::ostringstream after;
+      after << "  " << acc << " = tg_row_reduce<" << type << ", " << slots++ << ">(" << acc << ", "
+            << combine << ");\n";
       std::string value = acc;
-      if (d->kind == graph::OpKind::ReduceMean) value = "(" + acc + " / " + std::to_string(length) + ".0f)";
-      const DType rd = dtypeOfValue(op.getResult(0));
+      if (desc->kind == graph::OpKind::ReduceMean) value = "(" + acc + " / " + std::to_string(length) + ".0f)";
       const std::string n = w.fresh("s");
-      row << "    const " << computeType(rd) << " " << n << " = " << value << ";\n";
+      after << "  const " << computeType(dtypeOfValue(op.getResult(0))) << " " << n << " = " << value << ";\n";
+      pass.after = after.str();
+      passes.push_back(std::move(pass));
       w.nameRow(op.getResult(0), n);
       continue;
     }
-    if (!graph::isElementwise(d->kind)) return op.emitOpError("cannot be generated in a row kernel");
+    if (!graph::isElementwise(desc->kind)) return op.emitOpError("cannot be generated in a row kernel");
     if (numelOf(op.getResult(0)) != rows) continue;  // a full op: computed where a pass needs it
     std::vector<std::string> operands;
     for (Value v : op.getOperands()) {
-      FailureOr<std::string> r = w.rowValue(v, row);
+      FailureOr<std::string> r = w.rowValue(v, rowScope);
       if (failed(r)) return failure();
       operands.push_back(*r);
     }
     const std::string n = w.fresh("w");
-    row << elementwiseLine(&op, *d, operands, n, options.precision);
+    rowScope << "  " << elementwiseLine(&op, *desc, operands, n, options.precision);
     w.nameRow(op.getResult(0), n);
   }
 
-  // Outputs: full ones in a last pass, those of one per row by lane 0.
-  std::ostringstream fullOut, rowOut;
+  // Outputs: full ones in a last pass (a vector per output per step), those of one per row by
+  // lane 0.
+  std::ostringstream outDecl, outElement, outStore, rowOut;
   llvm::DenseMap<Value, std::string> names;
   bool anyFull = false;
+  std::vector<unsigned> fullOutputs;
   for (auto [j, v] : llvm::enumerate(yield.getValues())) {
     const DType dt = dtypeOfValue(v);
-    if (numelOf(v) == rows * length && length > 1) {
-      FailureOr<std::string> r = w.fullValue(v, names, fullOut);
+    if (numelOf(v) == rows * length) {  // (with N = 1 a row value is stored this way too)
+      FailureOr<std::string> r = w.fullValue(v, names, outElement);
       if (failed(r)) return failure();
-      fullOut << "      out" << j << "[r * " << length << sfx << " + n] = " << storeConvert(dt, *r) << ";\n";
+      const std::string y = numbered("y", static_cast<long long>(j));
+      outDecl << "    " << storageType(dt) << " " << y << "[kVec];\n";
+      outElement << "        " << y << "[j] = " << storeConvert(dt, *r) << ";\n";
+      outStore << "    if (live) tg_row_store(out" << j << " + r * kLength, n0, kLength, " << y << ", vec);\n";
+      fullOutputs.push_back(static_cast<unsigned>(j));
       anyFull = true;
     } else {
       FailureOr<std::string> r = w.rowValue(v, rowOut);
       if (failed(r)) return failure();
-      rowOut << "    if (lane == 0) out" << j << "[r] = " << storeConvert(dt, *r) << ";\n";
+      rowOut << "  if (live && lane == 0) out" << j << "[r] = " << storeConvert(dt, *r) << ";\n";
     }
   }
-  if (anyFull)
-    row << "    for (Index n = lane; n < " << length << sfx << "; n += TG_GROUP) {\n" << fullOut.str() << "    }\n";
+
+  // The plan, from the row tensors: the inputs held in registers and the full outputs.
+  int narrow = 16;
+  for (auto [arg, i] : w.rowInputs()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
+  for (unsigned j : fullOutputs) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(yield.getOperand(j)))));
+  const bool clusters = archNumber(options.arch) >= 90;
+  const RowPlan plan = planRows(length, narrow, static_cast<int>(w.rowInputs().size()), clusters);
+
+  // Loads of the row inputs into registers: once (the row fits) or in every pass (looped).
+  std::ostringstream loads;
+  for (auto [arg, i] : w.rowInputs()) {
+    const DType dt = dtypeOfValue(body.getArgument(arg));
+    const std::string c = numbered("c", i);
+    loads << "  " << computeType(dt) << " " << c << "[kItems][kVec];\n";
+    loads << "#pragma unroll\n  for (int k = 0; k < kItems; ++k) {\n"
+          << "    const Index n0 = base + ((Index)k * kLanes + lane) * kVec;\n"
+          << "    " << storageType(dt) << " raw[kVec];\n"
+          << "    tg_row_load(in" << arg << " + r * kLength, n0, kLength, raw, vec);\n"
+          << "#pragma unroll\n    for (int j = 0; j < kVec; ++j) " << c << "[k][j] = "
+          << loadConvert(dt, "raw[j]") << ";\n  }\n";
+  }
+
+  std::ostringstream row;  // the body of row(r, lane, live, vec)
+  const auto passText = [&](const std::string& bodyText) {
+    std::ostringstream t;
+    if (plan.looped) {
+      t << "  for (Index base = 0; base < kLength; base += kChunk) {\n" << loads.str()
+        << "  " << elementLoop(bodyText) << "  }\n";
+    } else {
+      t << "  " << elementLoop(bodyText);
+    }
+    return t.str();
+  };
+  if (!plan.looped) row << "  const Index base = 0;\n" << loads.str();
+  for (const Pass& p : passes) row << p.before << passText(p.body) << p.after;
+  row << rowScope.str();
+  if (anyFull) {
+    // The output pass stores a vector per output per step: its element loop is written out
+    // with the declarations before and the stores after the inner loop.
+    std::ostringstream t;
+    const std::string inner = "#pragma unroll\n      for (int j = 0; j < kVec; ++j) {\n"
+                              "        const Index n = n0 + j;\n"
+                              "        if (!kExact && n >= kLength) continue;\n" +
+                              outElement.str() + "      }\n";
+    std::string decl = outDecl.str(), store = outStore.str();
+    // Tail elements of a partial vector are never stored; zero them for a defined value.
+    std::string zero;
+    for (unsigned j : fullOutputs)
+      zero += "    if (!kExact) for (int j = 0; j < kVec; ++j) " + numbered("y", j) + "[j] = 0;\n";
+    const std::string step = "#pragma unroll\n    for (int k = 0; k < kItems; ++k) {\n"
+                             "      const Index n0 = base + ((Index)k * kLanes + lane) * kVec;\n" +
+                             decl + zero + inner + store + "    }\n";
+    if (plan.looped)
+      t << "  for (Index base = 0; base < kLength; base += kChunk) {\n" << loads.str() << "  " << step << "  }\n";
+    else
+      t << "  " << step;
+    row << t.str();
+  }
   row << rowOut.str();
 
   std::ostringstream os;
   os << "struct TgBody {\n";
   os << "  typedef " << index << " Index;\n";
-  os << "  static constexpr Index kRows = " << rows << sfx << ";\n";
+  os << "  static constexpr Index kRows = " << rows << sfx << ", kLength = " << length << sfx << ";\n";
+  os << "  static constexpr int kVec = " << plan.vec << ", kItems = " << plan.items
+     << ", kLanes = " << int64_t(plan.group) * plan.cluster << ";\n";
+  os << "  static constexpr Index kChunk = (Index)kItems * kVec * kLanes;\n";
+  os << "  static constexpr bool kExact = " << (plan.exact ? "true" : "false") << ";\n";
   for (BlockArgument arg : body.getArguments())
     os << "  const " << storageType(dtypeOfValue(arg)) << "* __restrict__ in" << arg.getArgNumber() << ";\n";
   for (auto [j, v] : llvm::enumerate(yield.getValues()))
     os << "  " << storageType(dtypeOfValue(v)) << "* __restrict__ out" << j << ";\n";
+  os << "  __device__ __forceinline__ bool aligned() const {\n    return true";
+  for (auto [arg, i] : w.rowInputs()) os << " && tg_aligned16(in" << arg << ")";
+  for (unsigned j : fullOutputs) os << " && tg_aligned16(out" << j << ")";
+  os << ";\n  }\n";
   // row() is defined after the template, which declares the helpers it calls.
-  os << "  __device__ void row(Index r, int lane) const;\n};\n";
-  const std::string rowDefinition = "__device__ __forceinline__ void TgBody::row(Index r, int lane) const {\n" +
-                                    row.str() + "}\n";
+  os << "  __device__ void row(Index r, int lane, bool live, bool vec) const;\n};\n";
+  const std::string rowDefinition =
+      "__device__ __forceinline__ void TgBody::row(Index r, int lane, bool live, bool vec) const {\n" +
+      row.str() + "}\n";
 
   std::ostringstream summary;
-  summary << "row: " << rows << " row(s) of " << length << " element(s), "
-          << (group == block ? "a block" : "a warp") << " per row";
+  summary << "row: " << rows << " row(s) of " << length << " element(s), " << plan.group
+          << " thread(s) per row";
+  if (plan.cluster > 1) summary << " in each of a cluster of " << plan.cluster << " blocks";
+  summary << ", " << plan.items << " vector(s) of " << plan.vec << " per thread";
+  if (plan.looped)
+    summary << ", looped (row inputs re-read in each of " << passes.size() + (anyFull ? 1 : 0) << " passes)";
+  else
+    summary << ", the row held in registers";
   KernelEmission e;
   e.kernel.name = name;
   e.kernel.summary = summary.str();
-  e.kernel.source = kernelHeader(name, summary.str()) + "#define TG_BLOCK " + std::to_string(block) +
-                    "\n#define TG_GROUP " + std::to_string(group) + "\n" + os.str() + rowTemplate() +
-                    rowDefinition;
-  const int64_t perBlock = block / group;
-  const int64_t blocks =
-      std::max<int64_t>(1, std::min<int64_t>((rows + perBlock - 1) / perBlock, int64_t(options.smCount) * 16));
+  std::ostringstream defines;
+  defines << "#define TG_BLOCK " << plan.block << "\n#define TG_GROUP " << plan.group
+          << "\n#define TG_CLUSTER " << plan.cluster << "\n#define TG_SLOTS " << slots << "\n";
+  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + rowTemplate() + rowDefinition;
+  int64_t blocks;
+  if (plan.cluster > 1) {
+    blocks = rows * plan.cluster;  // one cluster per row
+  } else {
+    const int64_t perBlock = plan.block / plan.group;
+    blocks = std::max<int64_t>(1, std::min<int64_t>(ceilDiv(rows, perBlock), int64_t(options.smCount) * 32));
+  }
   if (failed(setGrid(e, fusion, blocks))) return failure();
-  e.dims.block[0] = block;
+  e.dims.block[0] = plan.block;
   return e;
 }
 

@@ -251,9 +251,15 @@ class FusionPlan {
   }
 
   /// A reduction that can be a row kernel's member (fuse-reductions, over trailing dims).
+  /// Few, long rows stay a reduction kernel of their own, which splits each row over blocks
+  /// (a row kernel gives a row at most a cluster: 8 of the GPU's SMs).
   std::optional<RowDomain> rowReduction(Operation* op) const {
-    return fuseReductions_ ? rowDomainOf(op) : std::nullopt;
+    if (!fuseReductions_) return std::nullopt;
+    std::optional<RowDomain> rows = rowDomainOf(op);
+    if (rows && isFewLongRows(*rows)) return std::nullopt;
+    return rows;
   }
+  static bool isFewLongRows(const RowDomain& rows) { return rows.rows < 8 && rows.length > 16384; }
 
   void decide(bool fuse) {
     for (Operation& op : block_)
@@ -268,8 +274,13 @@ class FusionPlan {
       if (isKernelOp(&op) && !isElementwiseOp(&op) && !rowMember) {
         // Matmuls, and reductions outside row kernels, read their operands from memory.
         const bool reduction = isReductionOp(&op);
+        std::optional<RowDomain> rows = reduction ? rowDomainOf(&op) : std::nullopt;
         const std::string why =
-            reduction && fuseReductions_
+            rows && fuseReductions_
+                ? "a '" + op.getName().getStringRef().str() + "' over " + std::to_string(rows->rows) +
+                      " long row(s) of " + std::to_string(rows->length) +
+                      " runs split over blocks as its own kernel, reading its operand from memory"
+            : reduction && fuseReductions_
                 ? "a '" + op.getName().getStringRef().str() +
                       "' over leading dims (not a row) reads its operand from memory"
                 : "a '" + op.getName().getStringRef().str() +

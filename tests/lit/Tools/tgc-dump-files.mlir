@@ -3,7 +3,7 @@
 // that write(2) fails with EFBIG as it fails with ENOSPC), or a limit with SIGXFSZ at its
 // default (which used to kill tgc). No temporary or empty file is left behind.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: tgc dump %s --arch=sm_80 --stage=plan --out-dir=%t/dump | FileCheck %s --check-prefix=OK
+// RUN: tgc dump %s --arch=sm_80 --no-fuse-reductions --stage=plan --out-dir=%t/dump | FileCheck %s --check-prefix=OK
 // OK: plan @g for sm_80
 // RUN: ls %t/dump | FileCheck %s --check-prefix=FILES
 // FILES: tgc.0-traced.mlir

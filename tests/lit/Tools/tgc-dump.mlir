@@ -1,5 +1,6 @@
-// `tgc dump` prints every stage without a GPU; --stage picks stages.
-// RUN: tgc dump %s --arch=sm_80 --stage=fuse,remarks,plan,cuda | FileCheck %s
+// `tgc dump` prints every stage without a GPU; --stage picks stages (here with the reduction
+// a kernel of its own: --no-fuse-reductions).
+// RUN: tgc dump %s --arch=sm_80 --no-fuse-reductions --stage=fuse,remarks,plan,cuda | FileCheck %s
 // CHECK: ===== fuse: 3-fuse.mlir =====
 // CHECK: tg.fusion elementwise
 // CHECK: tg.fusion reduction

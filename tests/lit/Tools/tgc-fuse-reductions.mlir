@@ -6,9 +6,9 @@
 // CHECK-NOT: tg.fusion
 // RUN: tgc dump %s --stage=cuda --fuse-reductions | FileCheck %s --check-prefix=CUDA
 // CUDA: ===== cuda: tg_w0_{{.*}}.cu =====
-// CUDA: row: 2 row(s) of 2 element(s), a warp per row
-// CUDA: tg_row_reduce<float>({{.*}}TgMaxF()
-// CUDA: tg_row_reduce<float>({{.*}}TgSumF()
+// CUDA: row: 2 row(s) of 2 element(s), 1 thread(s) per row, 1 vector(s) of 2 per thread, the row held in registers
+// CUDA: tg_row_reduce<float, 0>({{.*}}TgMaxF()
+// CUDA: tg_row_reduce<float, 1>({{.*}}TgSumF()
 // RUN: python3 %S/Inputs/npy.py write %t.x.npy '<f4' 2x2 0 0 1 1
 // RUN: tgc run %s --input %t.x.npy --output %t.y.npy --device cpu --fuse-reductions
 // RUN: python3 %S/Inputs/npy.py print %t.y.npy | FileCheck %s --check-prefix=OUT

@@ -142,3 +142,18 @@ func.func @two_row_shapes(%x: tensor<8x32xf32>) -> tensor<8xf32> {
   %q = tg.reshape %o : tensor<2x4xf32> to tensor<8xf32>
   return %q : tensor<8xf32>
 }
+
+// -----
+
+// Few long rows (fewer than 8, longer than 16384) stay a reduction kernel, which splits each
+// row over blocks; the remark says so.
+// CHECK-LABEL: func.func @few_long_rows
+// CHECK: tg.fusion elementwise
+// CHECK: tg.fusion reduction
+// CHECK-NOT: tg.fusion row
+func.func @few_long_rows(%x: tensor<2x65536xf32>) -> tensor<2xf32> {
+  // expected-remark @+1 {{a 'tg.reduce_sum' over 2 long row(s) of 65536 runs split over blocks as its own kernel, reading its operand from memory}}
+  %e = tg.exp %x : tensor<2x65536xf32>
+  %s = tg.reduce_sum %e axes = [1] : tensor<2x65536xf32> to tensor<2xf32>
+  return %s : tensor<2xf32>
+}

@@ -20,10 +20,10 @@ namespace tg::compiler {
 
 struct PipelineOptions {
   bool fuse = true;  ///< false: one kernel per op (the unfused baseline)
-  /// Reductions join their producers and their broadcast-back consumers in row kernels
-  /// (tg-fuse's fuse-reductions; EmitRow.cpp writes them). Off until the row kernels have run
-  /// on the GPU suite and their benchmarks (issue 15).
-  bool fuseReductions = false;
+  /// Reductions over trailing dims join their producers and their broadcast-back consumers
+  /// in row kernels (tg-fuse's fuse-reductions; EmitRow.cpp writes them). Off: each
+  /// reduction is a kernel of its own (tgc --no-fuse-reductions).
+  bool fuseReductions = true;
   /// The target (arch, SM count), precision and tuning knobs, handed to the passes that need
   /// them and to code generation as they are.
   codegen::CodeGenOptions codegen;

@@ -1,36 +1,139 @@
 // ---- row kernel skeleton (compiler/lib/CodeGen/templates/row.cuh) ----
 // A row kernel (tg.fusion row, EmitRow.cpp) computes reductions over rows together with the
-// elementwise ops around them. The emitter defines TG_NAME, TG_BLOCK, TG_GROUP (threads per
-// row: 32 = one warp, or TG_BLOCK = the whole block) and `struct TgBody` (before this file;
-// its row() after it, since it calls the helpers below) with
-//   Index            the index type; kRows: the number of rows
-//   row(r, lane)     everything of row r: per reduction a strided pass over the row and a
-//                    group combine (tg_row_reduce), the values of one per row, then the
-//                    outputs. Every thread of the group calls it with the same r.
-// Groups stride over the rows; in block mode the loop is uniform per block, so every thread
-// takes part in the barriers of tg_row_reduce.
+// elementwise ops around them. The emitter defines, before this file,
+//   TG_NAME, TG_BLOCK      the kernel's name and threads per block
+//   TG_GROUP               threads of one block that share a row (1..TG_BLOCK, a power of 2)
+//   TG_CLUSTER             blocks that share a row (a thread-block cluster; 1: none)
+//   TG_SLOTS               reductions per row (each has its own shared-memory slot)
+// and `struct TgBody` (its row() after this file, since it calls the helpers below) with
+//   Index, kRows           the index type and the number of rows
+//   aligned()              whether every vector-accessed pointer is 16-byte aligned
+//   row(r, lane, live, vec) everything of row r, computed by its TG_GROUP * TG_CLUSTER
+//                          threads (lane = the thread's place among them); it stores only if
+//                          `live`; `vec`: use 16-byte accesses.
+// Without a cluster, groups stride over the rows; the loop is uniform per block (a group whose
+// row is past the end recomputes the last row without storing it), so every thread takes part
+// in the shuffles and barriers of tg_row_reduce. With a cluster, the grid is exactly one
+// cluster per row.
 
-// Combines `v` over the TG_GROUP threads of a row; every one of them gets the result.
-template <typename T, typename Op>
-__device__ __forceinline__ T tg_row_reduce(T v, Op op, T identity) {
+// Elements [n0, n0 + V) of a row at p (those below n), with one vector access when `vec` and
+// all V are inside the row; the others are 0.
+template <int V, typename T, typename Index>
+__device__ __forceinline__ void tg_row_load(const T* p, Index n0, Index n, T (&v)[V], bool vec) {
+  constexpr int kBytes = V * (int)sizeof(T);
+  if (V > 1 && kBytes % 4 == 0 && vec && n0 + V <= n) {
+    if constexpr (kBytes % 16 == 0) {
+      union { uint4 raw[kBytes / 16]; T e[V]; } u;
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
-#if TG_GROUP > 32
-  __shared__ T partial[TG_BLOCK / 32];
-  __shared__ T total;
-  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = v;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    v = threadIdx.x < TG_BLOCK / 32 ? partial[threadIdx.x] : identity;
+      for (int c = 0; c < kBytes / 16; ++c) u.raw[c] = tg_ld16(reinterpret_cast<const uint4*>(p + n0) + c);
 #pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
-    if (threadIdx.x == 0) total = v;
+      for (int j = 0; j < V; ++j) v[j] = u.e[j];
+    } else if constexpr (kBytes == 8) {
+      union { uint2 raw; T e[V]; } u;
+      u.raw = *reinterpret_cast<const uint2*>(p + n0);
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = u.e[j];
+    } else if constexpr (kBytes == 4) {
+      union { unsigned raw; T e[V]; } u;
+      u.raw = *reinterpret_cast<const unsigned*>(p + n0);
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = u.e[j];
+    }
+    return;
   }
-  __syncthreads();
-  v = total;
-  __syncthreads();  // `partial` and `total` are free for the next reduction
-#else
-  (void)identity;
+#pragma unroll
+  for (int j = 0; j < V; ++j) v[j] = n0 + j < n ? p[n0 + j] : T(0);
+}
+
+// Stores elements [n0, n0 + V) of a row at p (those below n), as tg_row_load reads them.
+template <int V, typename T, typename Index>
+__device__ __forceinline__ void tg_row_store(T* p, Index n0, Index n, const T (&v)[V], bool vec) {
+  constexpr int kBytes = V * (int)sizeof(T);
+  if (V > 1 && kBytes % 4 == 0 && vec && n0 + V <= n) {
+    if constexpr (kBytes % 16 == 0) {
+      union { uint4 raw[kBytes / 16]; T e[V]; } u;
+#pragma unroll
+      for (int j = 0; j < V; ++j) u.e[j] = v[j];
+#pragma unroll
+      for (int c = 0; c < kBytes / 16; ++c) tg_st16(reinterpret_cast<uint4*>(p + n0) + c, u.raw[c]);
+    } else if constexpr (kBytes == 8) {
+      union { uint2 raw; T e[V]; } u;
+#pragma unroll
+      for (int j = 0; j < V; ++j) u.e[j] = v[j];
+      *reinterpret_cast<uint2*>(p + n0) = u.raw;
+    } else if constexpr (kBytes == 4) {
+      union { unsigned raw; T e[V]; } u;
+#pragma unroll
+      for (int j = 0; j < V; ++j) u.e[j] = v[j];
+      *reinterpret_cast<unsigned*>(p + n0) = u.raw;
+    }
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j)
+    if (n0 + j < n) p[n0 + j] = v[j];
+}
+
+#if TG_CLUSTER > 1
+__device__ __forceinline__ unsigned tg_cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+// Every thread of the cluster arrives; shared-memory writes before it are visible after it.
+__device__ __forceinline__ void tg_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// *p in the shared memory of the cluster's block `rank` (distributed shared memory).
+__device__ __forceinline__ float tg_ld_cluster(const float* p, unsigned rank) {
+  unsigned local, remote;
+  float v;
+  asm volatile("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(local) : "l"(p));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+  return v;
+}
+__device__ __forceinline__ int tg_ld_cluster(const int* p, unsigned rank) {
+  unsigned local, remote;
+  int v;
+  asm volatile("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(local) : "l"(p));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+  asm volatile("ld.shared::cluster.s32 %0, [%1];" : "=r"(v) : "r"(remote) : "memory");
+  return v;
+}
+#endif
+
+// Combines `v` over the threads of a row (shuffles within a warp, shared memory between the
+// warps of a group, distributed shared memory between the blocks of a cluster); every one of
+// them gets the same result, combined in the same order. kSlot numbers the row's reductions:
+// each has its own shared memory, so one barrier per reduction suffices.
+template <typename T, int kSlot, typename Op>
+__device__ __forceinline__ T tg_row_reduce(T v, Op op) {
+  constexpr int kWarpLanes = TG_GROUP < 32 ? TG_GROUP : 32;
+#pragma unroll
+  for (int offset = kWarpLanes / 2; offset > 0; offset /= 2)
+    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+#if TG_GROUP > 32
+  {
+    constexpr int kWarps = TG_GROUP / 32;
+    __shared__ T partial[TG_BLOCK / 32];
+    const int warp = threadIdx.x / 32, first = warp - warp % kWarps;
+    if (threadIdx.x % 32 == 0) partial[warp] = v;
+    __syncthreads();
+    v = partial[first];
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) v = op(v, partial[first + w]);
+  }
+#endif
+#if TG_CLUSTER > 1
+  {
+    __shared__ T mine;
+    if (threadIdx.x == 0) mine = v;
+    tg_cluster_sync();
+    v = tg_ld_cluster(&mine, 0);
+#pragma unroll
+    for (unsigned c = 1; c < TG_CLUSTER; ++c) v = op(v, tg_ld_cluster(&mine, c));
+  }
 #endif
   return v;
 }
@@ -40,12 +143,28 @@ struct TgMaxF { __device__ __forceinline__ float operator()(float a, float b) co
 struct TgSumI { __device__ __forceinline__ int operator()(int a, int b) const { return tg_iadd(a, b); } };
 struct TgMaxI { __device__ __forceinline__ int operator()(int a, int b) const { return a > b ? a : b; } };
 
+#if TG_CLUSTER > 1
+extern "C" __global__ void __cluster_dims__(TG_CLUSTER, 1, 1) __launch_bounds__(TG_BLOCK, 1)
+    TG_NAME(const TgBody body) {
+  typedef TgBody::Index Index;
+  const Index r = (Index)blockIdx.x / TG_CLUSTER;  // the grid is kRows clusters
+  body.row(r, (int)(tg_cluster_rank() * TG_GROUP + threadIdx.x), true, body.aligned());
+  tg_cluster_sync();  // the other blocks may still read this one's shared memory
+}
+#else
 extern "C" __global__ void __launch_bounds__(TG_BLOCK) TG_NAME(const TgBody body) {
   typedef TgBody::Index Index;
   constexpr int kGroupsPerBlock = TG_BLOCK / TG_GROUP;
   const int lane = threadIdx.x % TG_GROUP;
-  const Index first = (Index)blockIdx.x * kGroupsPerBlock + threadIdx.x / TG_GROUP;
-  const Index step = (Index)gridDim.x * kGroupsPerBlock;
-  // r is the same for every thread of a group (a warp, or the whole block)
-  for (Index r = first; r < TgBody::kRows; r += step) body.row(r, lane);
+  const bool vec = body.aligned();
+  for (Index r0 = (Index)blockIdx.x * kGroupsPerBlock; r0 < TgBody::kRows;
+       r0 += (Index)gridDim.x * kGroupsPerBlock) {
+    const Index r = r0 + threadIdx.x / TG_GROUP;
+    const bool live = r < TgBody::kRows;
+    body.row(live ? r : TgBody::kRows - 1, lane, live, vec);
+#if TG_GROUP > 32 && TG_SLOTS < 2
+    __syncthreads();  // the next row's reduction reuses the shared memory this one read
+#endif
+  }
 }
+#endif
