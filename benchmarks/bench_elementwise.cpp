@@ -1,14 +1,14 @@
 //===- bench_elementwise.cpp - Fused vs unfused elementwise graphs on the GPU ===//
 //
-// Google Benchmark, one binary (tg_bench). Each case times 30 calls after warm-up, each between
-// its own CUDA events, queued back to back as compare_torch.py does (Timing.h, shared with
-// tg_bench_gemm), and reports the median as the counter `median_us`, with `gbps`
-// (bytes each call must move: inputs read once, outputs written once) and `roofline_pct`
-// against the device copy bandwidth measured first in the same run. Names are
+// Google Benchmark, one binary (tg_bench, with bench_rows.cpp). Each case times 30 calls after
+// warm-up, each between its own CUDA events, queued back to back as compare_torch.py does
+// (Timing.h, shared with tg_bench_gemm; BenchCase.h), and reports the median as the counter
+// `median_us`, with `gbps` (bytes each call must move: inputs read once, outputs written once)
+// and `roofline_pct` against the device copy bandwidth measured in the same run. Names are
 // <case>/<dtype>/<fused|unfused>, as benchmarks/report.py expects.
 //
 //===----------------------------------------------------------------------===//
-#include "Timing.h"
+#include "BenchCase.h"
 #include "graphs.h"
 
 #include "tg/Runtime/Gpu.h"
@@ -22,59 +22,17 @@
 namespace {
 
 using tg::DType;
-using tgbench::medianUs;
-
-double gCopyGbps = 0;  // measured by copy/roofline, which runs first
-
-void report(benchmark::State& state, double us, double bytes) {
-  state.SetIterationTime(us * 1e-6);
-  state.counters["median_us"] = us;
-  if (bytes > 0) {
-    double gbps = bytes / (us * 1e-6) / 1e9;
-    state.counters["gbps"] = gbps;
-    if (gCopyGbps > 0) state.counters["roofline_pct"] = 100.0 * gbps / gCopyGbps;
-  }
-}
-
-bool haveGpu(benchmark::State& state) {
-  if (tg::cuda_available()) return true;
-  state.SkipWithError("no GPU");
-  return false;
-}
+using tgbench::haveGpu;
+using tgbench::report;
+using tgbench::timeGraph;
 
 void BM_CopyRoofline(benchmark::State& state) {
   if (!haveGpu(state)) return;
-  tg::rt::Gpu& gpu = *tg::rt::Gpu::get();
-  const size_t bytes = size_t(1) << 30;
-  auto src = gpu.allocate(bytes), dst = gpu.allocate(bytes);
-  gpu.fill(src->ptr(), 0x3f, 1, bytes);
   for (auto _ : state) {
-    double us = medianUs([&](int) { gpu.copyOnDevice(dst->ptr(), src->ptr(), bytes); });
-    gCopyGbps = 2.0 * bytes / (us * 1e-6) / 1e9;
-    report(state, us, 2.0 * bytes);
+    double us = 0;
+    tgbench::copyGbps(&us);
+    report(state, us, 2.0 * double(size_t(1) << 30));
   }
-}
-
-/// Times `fn` jitted (fused or not) on `sets` rotating input sets of the given specs.
-template <typename Fn>
-void timeGraph(benchmark::State& state, Fn fn, std::vector<tg::TensorSpec> specs, bool fuse,
-               double bytes, int sets = 1) {
-  if (!haveGpu(state)) return;
-  auto f = tg::jit(fn, {.fuse = fuse});
-  std::vector<std::vector<tg::Tensor>> inputs(sets);
-  uint64_t seed = 1;
-  for (auto& set : inputs)
-    for (const tg::TensorSpec& s : specs) set.push_back(tg::randn(s.shape, s.dtype, seed++));
-  auto call = [&](int i) {
-    const auto& in = inputs[i % sets];
-    tg::Tensor out;
-    if constexpr (std::is_invocable_v<Fn, const tg::Tensor&>)
-      out = f(in[0]);
-    else
-      out = f(in[0], in[1]);
-    benchmark::DoNotOptimize(out);
-  };
-  for (auto _ : state) report(state, medianUs(call), bytes);
 }
 
 constexpr int64_t kBig = int64_t(1) << 26;  // 64M elements
@@ -121,4 +79,4 @@ TG_CASE(chain32/f32/fused, BM_Chain32, true);
 TG_CASE(chain32/f32/unfused, BM_Chain32, false);
 // Per-call host cost and CUDA graphs on/off: tg_bench_runtime (bench_runtime.cpp).
 
-BENCHMARK_MAIN();
+BENCHMARK_MAIN();  // the row kernels' cases are in bench_rows.cpp, linked into this binary

@@ -108,6 +108,19 @@ def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return a @ b
 
 
+def softmax_rows(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, dim=-1)
+
+
+def layer_norm_rows(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return F.layer_norm(x, (x.shape[-1],), w, b, eps=1e-5)
+
+
+def rmsnorm_rows(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """tg's RMSNorm from primitives (examples/graphs.h), written the same way."""
+    return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w
+
+
 # ----------------------------------------------------------------------------
 # Case table
 # ----------------------------------------------------------------------------
@@ -175,6 +188,23 @@ def build_cases(quick: bool) -> list[Case]:
                       flops=2 * 2048 ** 3, tf32=True))
     cases.append(Case("gemm/f32/2048", gemm, [(2048, 2048)] * 2, torch.float32,
                       flops=2 * 2048 ** 3, tf32=False))
+
+    # Row normalisations (bench_rows.cpp): about 256 MiB of input per case. Tag `rows` selects
+    # them all, `rows-key` the widths 1024, 4096 and 65536 and the two extra shapes.
+    norms = (("softmax", softmax_rows, 0), ("layer_norm", layer_norm_rows, 2),
+             ("rmsnorm", rmsnorm_rows, 1))
+    for name, fn, weights in norms:
+        for dt in (torch.float32, torch.bfloat16):
+            es, d = _esize(dt), DTYPE_NAME[dt]
+            shapes = [((256 << 20) // es // n, n) for n in (256, 1024, 4096, 16384, 65536, 262144)]
+            shapes.append((5000, 777))
+            if name == "softmax" and dt == torch.bfloat16:
+                shapes.append((32768, 4096))
+            for rows, n in shapes:
+                key = n in (1024, 4096, 65536) or (rows, n) in ((5000, 777), (32768, 4096))
+                cases.append(Case(f"{name}/{d}/{rows}x{n}", fn, [(rows, n)] + [(n,)] * weights, dt,
+                                  bytes_moved=(2 * rows * n + weights * n) * es,
+                                  tags=("rows", "rows-key") if key else ("rows",)))
     return cases
 
 

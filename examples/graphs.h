@@ -34,6 +34,16 @@ inline tg::Tensor chain32(tg::Tensor x) {
 /// Row softmax.
 inline tg::Tensor softmax_rows(const tg::Tensor& x) { return tg::softmax(x, -1); }
 
+/// layer_norm over the last dim, with weight and bias of the row length.
+inline tg::Tensor layer_norm_rows(const tg::Tensor& x, const tg::Tensor& w, const tg::Tensor& b) {
+  return tg::layer_norm(x, w, b);
+}
+
+/// RMSNorm written from primitives: x * rsqrt(mean(x^2) + eps) * w.
+inline tg::Tensor rmsnorm_rows(const tg::Tensor& x, const tg::Tensor& w) {
+  return x * tg::rsqrt(tg::mean(x * x, {-1}, true) + 1e-6) * w;
+}
+
 /// X @ W^T + b, then GELU: a transformer MLP layer.
 inline tg::Tensor mlp(const tg::Tensor& x, const tg::Tensor& w, const tg::Tensor& b) {
   return tg::gelu(tg::matmul(x, tg::transpose(w, 0, 1)) + b, tg::Gelu::Tanh);

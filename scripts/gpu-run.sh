@@ -71,7 +71,9 @@ remote() {
     | tee "$logs/gpu.txt"
   local summary=""
   if [[ " $what " == *" tests "* ]]; then
-    ./tg_gpu_tests --gtest_output="json:$logs/gpu_tests.json" > "$logs/gpu_tests.log" 2>&1
+    # TG_GPU_TEST_FILTER: a gtest filter (default: every test).
+    ./tg_gpu_tests --gtest_filter="${TG_GPU_TEST_FILTER:-*}" --gtest_output="json:$logs/gpu_tests.json" \
+      > "$logs/gpu_tests.log" 2>&1
     summary+="gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED)  \]' "$logs/gpu_tests.log" | tr '\n' ' ')\n"
     grep -E '^\[  FAILED  \]' "$logs/gpu_tests.log" | head -20
   fi
@@ -110,11 +112,12 @@ remote() {
     # The fused chain's kernel must use 16-byte loads (LDG.E.128) in its machine code.
     mkdir -p "$logs/sass"
     # The fused MLP layer (bf16 matmul + bias + gelu) must run on tensor cores: HGMMA.
-    for ex in chain8 chain8_bf16 bias_gelu mlp; do
+    # The row softmax (a row kernel): its registers and stack (spills), from the cubin.
+    for ex in chain8 chain8_bf16 bias_gelu mlp softmax; do
       ./tgc dump "$ex" --stage=plan --out-dir="$logs/sass/$ex" > "$logs/sass/$ex.plan.txt" 2>&1
       for c in "$logs/sass/$ex"/*.cubin; do
         cuobjdump --dump-sass "$c" > "${c%.cubin}.sass" 2>&1
-        summary+="sass $ex $(basename "$c"): $(grep -c 'LDG.E.128' "${c%.cubin}.sass") LDG.E.128, $(grep -c 'STG.E.128' "${c%.cubin}.sass") STG.E.128, $(grep -c 'MUFU' "${c%.cubin}.sass") MUFU, $(grep -c 'HGMMA' "${c%.cubin}.sass") HGMMA\n"
+        summary+="sass $ex $(basename "$c"): $(grep -c 'LDG.E.128' "${c%.cubin}.sass") LDG.E.128, $(grep -c 'STG.E.128' "${c%.cubin}.sass") STG.E.128, $(grep -c 'MUFU' "${c%.cubin}.sass") MUFU, $(grep -c 'HGMMA' "${c%.cubin}.sass") HGMMA, $(cuobjdump --dump-resource-usage "$c" 2>&1 | grep -o 'REG:[0-9]*\|STACK:[0-9]*' | tr '\n' ' ')\n"
       done
     done
   fi
@@ -125,8 +128,9 @@ remote() {
     summary+="graph_break: exit $? | $(tail -1 "$logs/graph_break.log")\n"
   fi
   if [[ " $what " == *" bench "* ]]; then
-    ./tg_bench --benchmark_format=json --benchmark_out="$out/tg_bench.json" \
-      --benchmark_out_format=json > "$logs/tg_bench.log" 2>&1
+    # TG_BENCH_FILTER: Google Benchmark's --benchmark_filter (default: every case).
+    ./tg_bench --benchmark_filter="${TG_BENCH_FILTER:-.}" --benchmark_format=json \
+      --benchmark_out="$out/tg_bench.json" --benchmark_out_format=json > "$logs/tg_bench.log" 2>&1
     summary+="tg bench: exit $?\n"
   fi
   if [[ " $what " == *" runtime "* ]]; then

@@ -103,7 +103,7 @@ std::vector<Tensor> runRowKernel(const Case& c, const std::vector<Tensor>& in, s
   return program->run(toDevice(in, Device::CUDA));
 }
 
-/// The case's formula in float64 on the inputs' values (rows x width), as f32 tensors.
+/// The case's formula in float64 on the inputs' values (rows x width).
 std::vector<Tensor> float64Reference(const std::string& name, const std::vector<Tensor>& in, int64_t rows,
                                      int64_t width) {
   auto values = [](const Tensor& t) {
@@ -141,8 +141,11 @@ std::vector<Tensor> float64Reference(const std::string& name, const std::vector<
     }
     stat[static_cast<size_t>(r)] = static_cast<float>(var);
   }
-  std::vector<Tensor> out = {tg::from_vector(y, {rows, width}, DType::F32, Device::CPU)};
-  if (name == "x_minus_mean_and_variance") out.push_back(tg::from_vector(stat, {rows}, DType::F32, Device::CPU));
+  // Rounded to the inputs' dtype (once from f64 to f32, then to bf16: within the 1-ulp
+  // tolerance), as the results are.
+  std::vector<Tensor> out = {tg::cast(tg::from_vector(y, {rows, width}, DType::F32, Device::CPU), in[0].dtype())};
+  if (name == "x_minus_mean_and_variance")
+    out.push_back(tg::cast(tg::from_vector(stat, {rows}, DType::F32, Device::CPU), in[0].dtype()));
   return out;
 }
 

@@ -32,6 +32,7 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 using namespace mlir;
@@ -51,6 +52,7 @@ struct RowPlan {
   bool exact = false;  ///< N == K * V * G * C (or a multiple of the chunk): no tail predicates
 };
 
+bool isSixteenBit(DType dt) { return dt == DType::BF16 || dt == DType::F16; }
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// 90 for "sm_90a", 80 for "sm_80" (0 if unreadable).
 int archNumber(const std::string& arch) {
@@ -65,30 +67,36 @@ int64_t nextPow2(int64_t v) {
 }
 
 /// The plan for rows of `length` elements whose narrowest row tensor has `narrowBytes` bytes
-/// per element, `rowInputs` of them held in registers. Measured on the H200 (RESULTS.md):
-///  - at most 64 held elements per thread (f32 registers; 512 threads still fit one block per
-///    SM without spills), at most 4 vectors per thread for narrow rows (more threads, more rows
-///    in flight);
+/// per element and whose held inputs take `regsPerElement` registers per element (1 per f32
+/// input, 1/2 per 16-bit one). Measured on the H200 (RESULTS.md):
+///  - at most 4 vectors per thread for narrow rows (more threads, more rows in flight);
+///  - at most 32 registers of held values per thread, so that several blocks share an SM and
+///    one's loads overlap another's arithmetic; 64 where that lets the row fit a cluster;
 ///  - G grows in powers of two to 512 threads; wider rows take a cluster of up to 8 blocks of
-///    512 (sm_90), so rows of 8 * 512 * 64 = 262,144 single-input elements stay on chip;
+///    512 (sm_90): rows of 8 * 512 * 64 = 262,144 f32 elements stay on chip;
 ///  - beyond that, 512 threads loop over the row in chunks.
-RowPlan planRows(int64_t length, int narrowBytes, int rowInputs, bool clusters) {
+RowPlan planRows(int64_t length, int narrowBytes, double regsPerElement, bool clusters) {
   RowPlan p;
   p.vec = std::max(1, 16 / std::max(1, narrowBytes));
   while (p.vec > 1 && length % p.vec != 0) p.vec /= 2;
-  const int64_t budget = 64;
-  const int64_t maxItems = std::max<int64_t>(1, budget / (int64_t(p.vec) * std::max(1, rowInputs)));
-  int64_t g = std::clamp<int64_t>(nextPow2(ceilDiv(length, 4 * p.vec)), 1, 32);
-  if (ceilDiv(length, g * p.vec) > maxItems) g = nextPow2(ceilDiv(length, maxItems * p.vec));
-  const int64_t maxGroup = 512, maxCluster = 8;
+  const int64_t maxGroup = 512, maxCluster = clusters ? 8 : 1;
+  const double perElement = std::max(regsPerElement, 0.5);
+  int64_t g = 0, maxItems = 0;
+  for (const double budget : {32.0, 64.0}) {
+    maxItems = std::max<int64_t>(1, static_cast<int64_t>(budget / (p.vec * perElement)));
+    g = std::clamp<int64_t>(nextPow2(ceilDiv(length, 4 * p.vec)), 1, 32);
+    if (ceilDiv(length, g * p.vec) > maxItems) g = nextPow2(ceilDiv(length, maxItems * p.vec));
+    if (g <= maxGroup * maxCluster) break;
+  }
   if (g <= maxGroup) {
     p.group = static_cast<int>(g);
-  } else if (clusters && g <= maxGroup * maxCluster) {
+  } else if (g <= maxGroup * maxCluster) {
     p.group = static_cast<int>(maxGroup);
     p.cluster = static_cast<int>(g / maxGroup);
   } else {
     p.group = static_cast<int>(maxGroup);
     p.looped = true;
+    maxItems = std::max<int64_t>(1, static_cast<int64_t>(32.0 / (p.vec * perElement)));
   }
   p.block = std::max(128, p.group);
   const int64_t lanes = int64_t(p.group) * p.cluster;
@@ -134,7 +142,9 @@ class RowWriter {
     LayoutChain chain = traceLayout(v);
     std::string n;
     if (auto arg = dyn_cast<BlockArgument>(chain.root); arg && isRowMajorRead(chain)) {
-      n = numbered("c", rowInputIndex(arg)) + "[k][j]";  // held in registers
+      n = heldElement(dtypeOfValue(arg), numbered("c", heldIndex(arg, /*column=*/false)));
+    } else if (arg && isColumnRead(v)) {
+      n = heldElement(dtypeOfValue(arg), numbered("c", heldIndex(arg, /*column=*/true)));
     } else if (isa<BlockArgument>(chain.root)) {
       n = read(v, fullIndex(v), os, "        ");
     } else if (rowNames_.count(chain.root) && !hasTranspose(chain)) {
@@ -154,7 +164,14 @@ class RowWriter {
         operands.push_back(*r);
       }
       n = numbered("f", counter_++);
-      os << "      " << elementwiseLine(def, *d, operands, n, precision_);
+      if (d->kind == graph::OpKind::Div && precision_ != Precision::Accurate &&
+          dtypeOfValue(v) == DType::F32 && rowNameSet_.count(operands[1])) {
+        // By a value of the row: a correctly rounded reciprocal, once per row (the unrolled
+        // loop shares it), times each element; 1.5 ulp, within div.full's 2.
+        os << "      const float " << n << " = " << operands[0] << " * __frcp_rn(" << operands[1] << ");\n";
+      } else {
+        os << "      " << elementwiseLine(def, *d, operands, n, precision_);
+      }
     } else {
       return fusion_.emitOpError("a row kernel reads a value through a layout it cannot index");
     }
@@ -162,11 +179,19 @@ class RowWriter {
     return n;
   }
 
-  void nameRow(Value v, const std::string& n) { rowNames_[v] = n; }
+  void nameRow(Value v, const std::string& n) {
+    rowNames_[v] = n;
+    rowNameSet_.insert(n);
+  }
   std::string fresh(const char* prefix) { return numbered(prefix, counter_++); }
 
-  /// The kernel inputs held in registers, in order of first use: c<i> holds in<arg>.
-  const llvm::MapVector<unsigned, int>& rowInputs() const { return rowInputs_; }
+  /// A kernel input held in registers: c<i> holds in<arg> at the thread's elements of row r
+  /// (a row input) or of every row (a column input: a weight broadcast over the rows).
+  struct Held {
+    unsigned arg;
+    bool column;
+  };
+  const std::vector<Held>& held() const { return held_; }
 
  private:
   /// Whether `chain` reads its root (a kernel input) at element r * N + n: only reshapes, of
@@ -175,10 +200,23 @@ class RowWriter {
     return numelOf(chain.root) == rows_ * length_ &&
            llvm::all_of(chain.ops, [](Operation* op) { return isa<ir::ReshapeOp>(op); });
   }
-  int rowInputIndex(BlockArgument arg) {
-    auto [it, inserted] = rowInputs_.insert({arg.getArgNumber(), static_cast<int>(rowInputs_.size())});
-    (void)inserted;
-    return it->second;
+  /// Whether `v` (whose layout chain starts at a kernel input) reads element n of it at
+  /// (r, n): a vector of the row length broadcast over the rows.
+  bool isColumnRead(Value v) const {
+    Value root;
+    DimIndices at = mapToRoot(v, fullIndex(v), root);
+    return numelOf(root) == length_ && linearize(at).str(sfx_) == "n";
+  }
+  int heldIndex(BlockArgument arg, bool column) {
+    for (size_t i = 0; i < held_.size(); ++i)
+      if (held_[i].arg == arg.getArgNumber() && held_[i].column == column) return static_cast<int>(i);
+    held_.push_back({arg.getArgNumber(), column});
+    return static_cast<int>(held_.size()) - 1;
+  }
+  /// Element (k, j) of a held array, as f32 (i32): 16-bit values are held two to a register.
+  static std::string heldElement(DType dt, const std::string& c) {
+    if (!isSixteenBit(dt)) return c + "[k][j]";
+    return loadConvert(dt, "(unsigned short)(" + c + "[k][j / 2] >> (16 * (j % 2)))");
   }
   /// The dims of a value of one per row at row r (row-major over its own shape).
   DimIndices rowIndex(Value v) const {
@@ -223,7 +261,8 @@ class RowWriter {
   std::string sfx_;
   Precision precision_;
   llvm::DenseMap<Value, std::string> rowNames_;
-  llvm::MapVector<unsigned, int> rowInputs_;
+  std::vector<Held> held_;
+  std::set<std::string> rowNameSet_;
   int counter_ = 0;
 };
 
@@ -338,23 +377,36 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
 
   // The plan, from the row tensors: the inputs held in registers and the full outputs.
   int narrow = 16;
-  for (auto [arg, i] : w.rowInputs()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
+  double regsPerElement = 0;  // registers each element of the thread's share takes when held
+  for (const RowWriter::Held& h : w.held()) {
+    const DType dt = dtypeOfValue(body.getArgument(h.arg));
+    narrow = std::min(narrow, static_cast<int>(dtype_size(dt)));
+    regsPerElement += isSixteenBit(dt) ? 0.5 : 1.0;
+  }
   for (unsigned j : fullOutputs) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(yield.getOperand(j)))));
   const bool clusters = archNumber(options.arch) >= 90;
-  const RowPlan plan = planRows(length, narrow, static_cast<int>(w.rowInputs().size()), clusters);
+  const RowPlan plan = planRows(length, narrow, regsPerElement, clusters);
 
-  // Loads of the row inputs into registers: once (the row fits) or in every pass (looped).
+  // Loads of the held inputs into registers: once (the row fits) or in every pass (looped).
+  // 16-bit values stay packed two to a 32-bit register, unpacked where they are used.
   std::ostringstream loads;
-  for (auto [arg, i] : w.rowInputs()) {
-    const DType dt = dtypeOfValue(body.getArgument(arg));
-    const std::string c = numbered("c", i);
-    loads << "  " << computeType(dt) << " " << c << "[kItems][kVec];\n";
+  for (auto [i, h] : llvm::enumerate(w.held())) {
+    const DType dt = dtypeOfValue(body.getArgument(h.arg));
+    const std::string c = numbered("c", static_cast<long long>(i));
+    const std::string from = numbered("in", h.arg) + (h.column ? "" : " + r * kLength");
+    loads << "  " << (isSixteenBit(dt) ? std::string("unsigned ") + c + "[kItems][(kVec + 1) / 2]"
+                                       : std::string(computeType(dt)) + " " + c + "[kItems][kVec]")
+          << ";\n";
     loads << "#pragma unroll\n  for (int k = 0; k < kItems; ++k) {\n"
           << "    const Index n0 = base + ((Index)k * kLanes + lane) * kVec;\n"
           << "    " << storageType(dt) << " raw[kVec];\n"
-          << "    tg_row_load(in" << arg << " + r * kLength, n0, kLength, raw, vec);\n"
-          << "#pragma unroll\n    for (int j = 0; j < kVec; ++j) " << c << "[k][j] = "
-          << loadConvert(dt, "raw[j]") << ";\n  }\n";
+          << "    tg_row_load(" << from << ", n0, kLength, raw, vec);\n";
+    if (isSixteenBit(dt))
+      loads << "#pragma unroll\n    for (int j = 0; j < (kVec + 1) / 2; ++j)\n      " << c
+            << "[k][j] = raw[2 * j] | (2 * j + 1 < kVec ? (unsigned)raw[2 * j + 1] << 16 : 0u);\n  }\n";
+    else
+      loads << "#pragma unroll\n    for (int j = 0; j < kVec; ++j) " << c << "[k][j] = "
+            << loadConvert(dt, "raw[j]") << ";\n  }\n";
   }
 
   std::ostringstream row;  // the body of row(r, lane, live, vec)
@@ -408,7 +460,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   for (auto [j, v] : llvm::enumerate(yield.getValues()))
     os << "  " << storageType(dtypeOfValue(v)) << "* __restrict__ out" << j << ";\n";
   os << "  __device__ __forceinline__ bool aligned() const {\n    return true";
-  for (auto [arg, i] : w.rowInputs()) os << " && tg_aligned16(in" << arg << ")";
+  for (const RowWriter::Held& h : w.held()) os << " && tg_aligned16(in" << h.arg << ")";
   for (unsigned j : fullOutputs) os << " && tg_aligned16(out" << j << ")";
   os << ";\n  }\n";
   // row() is defined after the template, which declares the helpers it calls.

@@ -276,6 +276,10 @@ Tensor matmul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 struct JitOptions {
   /// Fuse elementwise chains into single kernels. false = one kernel per op, the baseline.
   bool fuse = true;
+  /// With `fuse`: a reduction over trailing dims (softmax, layer_norm, RMSNorm, a row sum)
+  /// is one row kernel with the elementwise ops that produce its input and those that read
+  /// its result back over the rows. false: every reduction is a kernel of its own.
+  bool fuse_reductions = true;
   /// How kernels evaluate exp, tanh, division, ... (see tg/Support/Precision.h).
   Precision precision = Precision::Auto;
   /// Throw tg::GraphBreakError at the first graph break instead of splitting the graph.

@@ -44,8 +44,9 @@ std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& opti
     sink = compiler::directorySink(dir, name);
 
   // JitOptions -> PipelineOptions: the only translation (the target comes from the device).
-  const compiler::PipelineOptions pipeline =
+  compiler::PipelineOptions pipeline =
       compiler::pipelineOptionsFor(gpu ? &gpu->info() : nullptr, options.fuse, options.precision);
+  pipeline.fuseReductions = options.fuse_reductions;
   if (device == Device::CUDA || sink) {
     // A CPU function under TG_DUMP: its kernels are dumped as the GPU would compile them.
     OwningOpRef<ModuleOp> copy = module->clone();

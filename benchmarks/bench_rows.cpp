@@ -1,0 +1,70 @@
+//===- bench_rows.cpp - Row kernels: softmax, layer_norm, RMSNorm on the GPU ===//
+//
+// Part of tg_bench (BenchCase.h). Each normalisation over the last dim, f32 and bf16, for rows
+// of 256 to 262,144 elements with about 256 MiB of input (R = 256 MiB / (N * element size)),
+// plus bf16 softmax at 32768 x 4096 and a launch-bound 5000 x 777. Bytes are the input read
+// once and the output written once (weights included). Names are
+// <case>/<dtype>/<R>x<N>/<variant>: `fused` is the default (one row kernel), `apart` keeps
+// every reduction a kernel of its own (JitOptions::fuse_reductions = false, tg before row
+// kernels), timed for a few shapes. compare_torch.py times the same cases in PyTorch.
+//
+//===----------------------------------------------------------------------===//
+#include "BenchCase.h"
+#include "graphs.h"
+
+#include <string>
+
+namespace {
+
+using tg::DType;
+
+enum class Norm { Softmax, LayerNorm, RmsNorm };
+
+void BM_Row(benchmark::State& state, Norm norm, DType dt, int64_t rows, int64_t width, bool rowKernels) {
+  const tg::JitOptions options{.fuse = true, .fuse_reductions = rowKernels};
+  const double e = static_cast<double>(tg::dtype_size(dt)), x = double(rows) * double(width) * e;
+  switch (norm) {
+    case Norm::Softmax:
+      tgbench::timeGraph(state, tg_graphs::softmax_rows, {{{rows, width}, dt}}, options, 2 * x);
+      break;
+    case Norm::LayerNorm:
+      tgbench::timeGraph(state, tg_graphs::layer_norm_rows, {{{rows, width}, dt}, {{width}, dt}, {{width}, dt}},
+                         options, 2 * x + 2 * double(width) * e);
+      break;
+    case Norm::RmsNorm:
+      tgbench::timeGraph(state, tg_graphs::rmsnorm_rows, {{{rows, width}, dt}, {{width}, dt}}, options,
+                         2 * x + double(width) * e);
+      break;
+  }
+}
+
+void registerRow(const char* name, Norm norm, DType dt, int64_t rows, int64_t width, bool rowKernels) {
+  const std::string full = std::string(name) + "/" + tg::dtype_name(dt) + "/" + std::to_string(rows) + "x" +
+                           std::to_string(width) + (rowKernels ? "/fused" : "/apart");
+  benchmark::RegisterBenchmark(full.c_str(), BM_Row, norm, dt, rows, width, rowKernels)
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMicrosecond);
+}
+
+const bool registered = [] {
+  const struct {
+    const char* name;
+    Norm norm;
+  } norms[] = {{"softmax", Norm::Softmax}, {"layer_norm", Norm::LayerNorm}, {"rmsnorm", Norm::RmsNorm}};
+  for (const auto& n : norms)
+    for (DType dt : {DType::F32, DType::BF16}) {
+      const int64_t elements = (int64_t(256) << 20) / static_cast<int64_t>(tg::dtype_size(dt));
+      for (int64_t width : {256, 1024, 4096, 16384, 65536, 262144}) {
+        registerRow(n.name, n.norm, dt, elements / width, width, true);
+        if (width == 1024 || width == 4096) registerRow(n.name, n.norm, dt, elements / width, width, false);
+      }
+      registerRow(n.name, n.norm, dt, 5000, 777, true);
+      registerRow(n.name, n.norm, dt, 5000, 777, false);
+    }
+  registerRow("softmax", Norm::Softmax, DType::BF16, 32768, 4096, true);
+  registerRow("softmax", Norm::Softmax, DType::BF16, 32768, 4096, false);
+  return true;
+}();
+
+}  // namespace
