@@ -13,7 +13,9 @@
 //  - ops on one value per row are computed once per row, by every thread of it;
 //  - a last pass evaluates and stores the full results, 16 bytes at a time, and lane 0 stores
 //    the results of one value per row.
-// Inputs read any other way (a broadcast weight, a transpose) are read where a pass needs them.
+// A vector of the row length broadcast over the rows (a weight or bias: a "column input") is
+// read with 16-byte accesses per vector step where a pass needs it; inputs read any other way
+// (a transpose) element by element.
 // planRows() below picks G, C, K and V from the row length; a row too long for a cluster's
 // registers is looped over in chunks, its row inputs re-read (from L2) in every pass.
 // R and N are compile-time constants; the loops are written over kLength/kRows (and predicate
@@ -52,7 +54,6 @@ struct RowPlan {
   bool exact = false;  ///< N == K * V * G * C (or a multiple of the chunk): no tail predicates
 };
 
-bool isSixteenBit(DType dt) { return dt == DType::BF16 || dt == DType::F16; }
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// 90 for "sm_90a", 80 for "sm_80" (0 if unreadable).
 int archNumber(const std::string& arch) {
@@ -67,8 +68,8 @@ int64_t nextPow2(int64_t v) {
 }
 
 /// The plan for rows of `length` elements whose narrowest row tensor has `narrowBytes` bytes
-/// per element and whose held inputs take `regsPerElement` registers per element (1 per f32
-/// input, 1/2 per 16-bit one). Measured on the H200 (RESULTS.md):
+/// per element and whose held inputs take `regsPerElement` registers per element (one per
+/// input). Measured on the H200 (RESULTS.md):
 ///  - at most 4 vectors per thread for narrow rows (more threads, more rows in flight);
 ///  - at most 32 registers of held values per thread, so that several blocks share an SM and
 ///    one's loads overlap another's arithmetic; 64 where that lets the row fit a cluster;
@@ -100,8 +101,8 @@ RowPlan planRows(int64_t length, int narrowBytes, double regsPerElement, bool cl
   }
   p.block = std::max(128, p.group);
   const int64_t lanes = int64_t(p.group) * p.cluster;
-  p.items = static_cast<int>(p.looped ? maxItems : ceilDiv(length, lanes * p.vec));
-  const int64_t chunk = int64_t(p.items) * p.vec * lanes;
+  p.items = static_cast<int>(std::max<int64_t>(1, p.looped ? maxItems : ceilDiv(length, lanes * p.vec)));
+  const int64_t chunk = int64_t(p.items) * p.vec * lanes;  // rows of 0 elements: never exact
   p.exact = p.looped ? length % chunk == 0 : length == chunk;
   return p;
 }
@@ -142,9 +143,9 @@ class RowWriter {
     LayoutChain chain = traceLayout(v);
     std::string n;
     if (auto arg = dyn_cast<BlockArgument>(chain.root); arg && isRowMajorRead(chain)) {
-      n = heldElement(dtypeOfValue(arg), numbered("c", heldIndex(arg, /*column=*/false)));
+      n = numbered("c", heldIndex(arg)) + "[k][j]";  // held in registers
     } else if (arg && isColumnRead(v)) {
-      n = heldElement(dtypeOfValue(arg), numbered("c", heldIndex(arg, /*column=*/true)));
+      n = loadConvert(dtypeOfValue(arg), numbered("col", columnInput(arg)) + "[j]");
     } else if (isa<BlockArgument>(chain.root)) {
       n = read(v, fullIndex(v), os, "        ");
     } else if (rowNames_.count(chain.root) && !hasTranspose(chain)) {
@@ -185,13 +186,23 @@ class RowWriter {
   }
   std::string fresh(const char* prefix) { return numbered(prefix, counter_++); }
 
-  /// A kernel input held in registers: c<i> holds in<arg> at the thread's elements of row r
-  /// (a row input) or of every row (a column input: a weight broadcast over the rows).
-  struct Held {
-    unsigned arg;
-    bool column;
-  };
-  const std::vector<Held>& held() const { return held_; }
+  /// The row inputs held in registers, in order of first use: c<i> holds in<held()[i]>.
+  const std::vector<unsigned>& held() const { return held_; }
+  /// Every column input (a vector of the row length broadcast over the rows), read with
+  /// 16-byte accesses where a pass uses it.
+  const std::set<unsigned>& columns() const { return columns_; }
+  /// A pass begins: no column input loaded yet.
+  void beginPass() { passColumns_.clear(); }
+  /// Per vector step k of the pass: 16-byte loads of the column inputs it reads (col<arg>).
+  std::string passColumnLoads(Block& body) const {
+    std::string t;
+    for (unsigned arg : passColumns_) {
+      const std::string col = numbered("col", arg);
+      t += std::string("      ") + storageType(dtypeOfValue(body.getArgument(arg))) + " " + col + "[kVec];\n" +
+           "      tg_row_load(" + numbered("in", arg) + ", n0, kLength, " + col + ", vec);\n";
+    }
+    return t;
+  }
 
  private:
   /// Whether `chain` reads its root (a kernel input) at element r * N + n: only reshapes, of
@@ -207,16 +218,16 @@ class RowWriter {
     DimIndices at = mapToRoot(v, fullIndex(v), root);
     return numelOf(root) == length_ && linearize(at).str(sfx_) == "n";
   }
-  int heldIndex(BlockArgument arg, bool column) {
-    for (size_t i = 0; i < held_.size(); ++i)
-      if (held_[i].arg == arg.getArgNumber() && held_[i].column == column) return static_cast<int>(i);
-    held_.push_back({arg.getArgNumber(), column});
+  int heldIndex(BlockArgument arg) {
+    auto it = llvm::find(held_, arg.getArgNumber());
+    if (it != held_.end()) return static_cast<int>(it - held_.begin());
+    held_.push_back(arg.getArgNumber());
     return static_cast<int>(held_.size()) - 1;
   }
-  /// Element (k, j) of a held array, as f32 (i32): 16-bit values are held two to a register.
-  static std::string heldElement(DType dt, const std::string& c) {
-    if (!isSixteenBit(dt)) return c + "[k][j]";
-    return loadConvert(dt, "(unsigned short)(" + c + "[k][j / 2] >> (16 * (j % 2)))");
+  unsigned columnInput(BlockArgument arg) {
+    passColumns_.insert(arg.getArgNumber());
+    columns_.insert(arg.getArgNumber());
+    return arg.getArgNumber();
   }
   /// The dims of a value of one per row at row r (row-major over its own shape).
   DimIndices rowIndex(Value v) const {
@@ -261,16 +272,17 @@ class RowWriter {
   std::string sfx_;
   Precision precision_;
   llvm::DenseMap<Value, std::string> rowNames_;
-  std::vector<Held> held_;
+  std::vector<unsigned> held_;
+  std::set<unsigned> columns_, passColumns_;
   std::set<std::string> rowNameSet_;
   int counter_ = 0;
 };
 
 /// The element loop of a pass: `body` runs for every element (k, j) of the thread's chunk
 /// that is inside the row, with `n` its index.
-std::string elementLoop(const std::string& body) {
+std::string elementLoop(const std::string& body, const std::string& perStep) {
   return "#pragma unroll\n    for (int k = 0; k < kItems; ++k) {\n"
-         "      const Index n0 = base + ((Index)k * kLanes + lane) * kVec;\n"
+         "      const Index n0 = base + ((Index)k * kLanes + lane) * kVec;\n" + perStep +
          "#pragma unroll\n      for (int j = 0; j < kVec; ++j) {\n"
          "        const Index n = n0 + j;\n"
          "        if (!kExact && n >= kLength) continue;\n" +
@@ -301,6 +313,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   struct Pass {
     std::string before;  ///< row-scope lines before the pass
     std::string body;    ///< the element loop's body
+    std::string perStep; ///< loads of the column inputs it reads, per vector step
     std::string after;   ///< row-scope lines after it (the group combine)
   };
   std::vector<Pass> passes;
@@ -322,8 +335,10 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
       rowScope.str("");
       llvm::DenseMap<Value, std::string> names;
       std::ostringstream element;
+      w.beginPass();
       FailureOr<std::string> in = w.fullValue(op.getOperand(0), names, element);
       if (failed(in)) return failure();
+      pass.perStep = w.passColumnLoads(body);
       element << "        " << acc << " = " << combine << "(" << acc << ", " << *in << ");\n";
       pass.body = element.str();
       std::ostringstream after;
@@ -356,6 +371,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   std::ostringstream outDecl, outElement, outStore, rowOut;
   llvm::DenseMap<Value, std::string> names;
   bool anyFull = false;
+  w.beginPass();
   std::vector<unsigned> fullOutputs;
   for (auto [j, v] : llvm::enumerate(yield.getValues())) {
     const DType dt = dtypeOfValue(v);
@@ -375,53 +391,45 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     }
   }
 
-  // The plan, from the row tensors: the inputs held in registers and the full outputs.
+  const std::string outputColumns = w.passColumnLoads(body);
+
+  // The plan, from the row tensors: the inputs held in registers (one register per element
+  // each), the column inputs and the full outputs.
   int narrow = 16;
-  double regsPerElement = 0;  // registers each element of the thread's share takes when held
-  for (const RowWriter::Held& h : w.held()) {
-    const DType dt = dtypeOfValue(body.getArgument(h.arg));
-    narrow = std::min(narrow, static_cast<int>(dtype_size(dt)));
-    regsPerElement += isSixteenBit(dt) ? 0.5 : 1.0;
-  }
+  for (unsigned arg : w.held()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
+  for (unsigned arg : w.columns()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
   for (unsigned j : fullOutputs) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(yield.getOperand(j)))));
   const bool clusters = archNumber(options.arch) >= 90;
-  const RowPlan plan = planRows(length, narrow, regsPerElement, clusters);
+  const RowPlan plan = planRows(length, narrow, static_cast<double>(w.held().size()), clusters);
 
-  // Loads of the held inputs into registers: once (the row fits) or in every pass (looped).
-  // 16-bit values stay packed two to a 32-bit register, unpacked where they are used.
+  // Loads of the held inputs into registers, converted to f32 (i32): once (the row fits) or
+  // in every pass (looped).
   std::ostringstream loads;
-  for (auto [i, h] : llvm::enumerate(w.held())) {
-    const DType dt = dtypeOfValue(body.getArgument(h.arg));
+  for (auto [i, arg] : llvm::enumerate(w.held())) {
+    const DType dt = dtypeOfValue(body.getArgument(arg));
     const std::string c = numbered("c", static_cast<long long>(i));
-    const std::string from = numbered("in", h.arg) + (h.column ? "" : " + r * kLength");
-    loads << "  " << (isSixteenBit(dt) ? std::string("unsigned ") + c + "[kItems][(kVec + 1) / 2]"
-                                       : std::string(computeType(dt)) + " " + c + "[kItems][kVec]")
-          << ";\n";
+    loads << "  " << computeType(dt) << " " << c << "[kItems][kVec];\n";
     loads << "#pragma unroll\n  for (int k = 0; k < kItems; ++k) {\n"
           << "    const Index n0 = base + ((Index)k * kLanes + lane) * kVec;\n"
           << "    " << storageType(dt) << " raw[kVec];\n"
-          << "    tg_row_load(" << from << ", n0, kLength, raw, vec);\n";
-    if (isSixteenBit(dt))
-      loads << "#pragma unroll\n    for (int j = 0; j < (kVec + 1) / 2; ++j)\n      " << c
-            << "[k][j] = raw[2 * j] | (2 * j + 1 < kVec ? (unsigned)raw[2 * j + 1] << 16 : 0u);\n  }\n";
-    else
-      loads << "#pragma unroll\n    for (int j = 0; j < kVec; ++j) " << c << "[k][j] = "
-            << loadConvert(dt, "raw[j]") << ";\n  }\n";
+          << "    tg_row_load(" << numbered("in", arg) << " + r * kLength, n0, kLength, raw, vec);\n"
+          << "#pragma unroll\n    for (int j = 0; j < kVec; ++j) " << c << "[k][j] = "
+          << loadConvert(dt, "raw[j]") << ";\n  }\n";
   }
 
   std::ostringstream row;  // the body of row(r, lane, live, vec)
-  const auto passText = [&](const std::string& bodyText) {
+  const auto passText = [&](const Pass& p) {
     std::ostringstream t;
     if (plan.looped) {
       t << "  for (Index base = 0; base < kLength; base += kChunk) {\n" << loads.str()
-        << "  " << elementLoop(bodyText) << "  }\n";
+        << "  " << elementLoop(p.body, p.perStep) << "  }\n";
     } else {
-      t << "  " << elementLoop(bodyText);
+      t << "  " << elementLoop(p.body, p.perStep);
     }
     return t.str();
   };
   if (!plan.looped) row << "  const Index base = 0;\n" << loads.str();
-  for (const Pass& p : passes) row << p.before << passText(p.body) << p.after;
+  for (const Pass& p : passes) row << p.before << passText(p) << p.after;
   row << rowScope.str();
   if (anyFull) {
     // The output pass stores a vector per output per step: its element loop is written out
@@ -438,7 +446,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
       zero += "    if (!kExact) for (int j = 0; j < kVec; ++j) " + numbered("y", j) + "[j] = 0;\n";
     const std::string step = "#pragma unroll\n    for (int k = 0; k < kItems; ++k) {\n"
                              "      const Index n0 = base + ((Index)k * kLanes + lane) * kVec;\n" +
-                             decl + zero + inner + store + "    }\n";
+                             outputColumns + decl + zero + inner + store + "    }\n";
     if (plan.looped)
       t << "  for (Index base = 0; base < kLength; base += kChunk) {\n" << loads.str() << "  " << step << "  }\n";
     else
@@ -460,7 +468,8 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   for (auto [j, v] : llvm::enumerate(yield.getValues()))
     os << "  " << storageType(dtypeOfValue(v)) << "* __restrict__ out" << j << ";\n";
   os << "  __device__ __forceinline__ bool aligned() const {\n    return true";
-  for (const RowWriter::Held& h : w.held()) os << " && tg_aligned16(in" << h.arg << ")";
+  for (unsigned arg : w.held()) os << " && tg_aligned16(in" << arg << ")";
+  for (unsigned arg : w.columns()) os << " && tg_aligned16(in" << arg << ")";
   for (unsigned j : fullOutputs) os << " && tg_aligned16(out" << j << ")";
   os << ";\n  }\n";
   // row() is defined after the template, which declares the helpers it calls.
@@ -487,7 +496,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + rowTemplate() + rowDefinition;
   int64_t blocks;
   if (plan.cluster > 1) {
-    blocks = rows * plan.cluster;  // one cluster per row
+    blocks = std::max<int64_t>(1, rows) * plan.cluster;  // one cluster per row
   } else {
     const int64_t perBlock = plan.block / plan.group;
     blocks = std::max<int64_t>(1, std::min<int64_t>(ceilDiv(rows, perBlock), int64_t(options.smCount) * 32));

@@ -147,7 +147,8 @@ struct TgMaxI { __device__ __forceinline__ int operator()(int a, int b) const { 
 extern "C" __global__ void __cluster_dims__(TG_CLUSTER, 1, 1) __launch_bounds__(TG_BLOCK, 1)
     TG_NAME(const TgBody body) {
   typedef TgBody::Index Index;
-  const Index r = (Index)blockIdx.x / TG_CLUSTER;  // the grid is kRows clusters
+  const Index r = (Index)blockIdx.x / TG_CLUSTER;  // the grid is kRows clusters (1 if none)
+  if (r >= TgBody::kRows) return;                  // the whole cluster, so no barrier waits
   body.row(r, (int)(tg_cluster_rank() * TG_GROUP + threadIdx.x), true, body.aligned());
   tg_cluster_sync();  // the other blocks may still read this one's shared memory
 }
