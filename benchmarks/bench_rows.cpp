@@ -6,7 +6,8 @@
 // once and the output written once (weights included). Names are
 // <case>/<dtype>/<R>x<N>/<variant>: `fused` is the default (one row kernel), `apart` keeps
 // every reduction a kernel of its own (JitOptions::fuse_reductions = false, tg before row
-// kernels), timed for a few shapes. compare_torch.py times the same cases in PyTorch.
+// kernels), timed for a few shapes. compare_torch.py times the same cases in PyTorch. Last,
+// column sums (`sum(x, {0})`, templates/columns.cuh) of about 256 MiB.
 //
 //===----------------------------------------------------------------------===//
 #include "BenchCase.h"
@@ -64,6 +65,18 @@ const bool registered = [] {
     }
   registerRow("softmax", Norm::Softmax, DType::BF16, 32768, 4096, true);
   registerRow("softmax", Norm::Softmax, DType::BF16, 32768, 4096, false);
+  // Column sums (a reduction over the leading dim: templates/columns.cuh), about 256 MiB.
+  for (DType dt : {DType::F32, DType::BF16})
+    for (int64_t cols : {1024, 8192}) {
+      const int64_t rows = (int64_t(256) << 20) / static_cast<int64_t>(tg::dtype_size(dt)) / cols;
+      const std::string full = std::string("column_sum/") + tg::dtype_name(dt) + "/" + std::to_string(rows) + "x" +
+                               std::to_string(cols) + "/fused";
+      benchmark::RegisterBenchmark(full.c_str(), [dt, rows, cols](benchmark::State& state) {
+        const double e = static_cast<double>(tg::dtype_size(dt));
+        tgbench::timeGraph(state, [](const tg::Tensor& x) { return tg::sum(x, {0}); }, {{{rows, cols}, dt}},
+                           tg::JitOptions{}, (double(rows) * double(cols) + double(cols)) * e);
+      })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+    }
   return true;
 }();
 

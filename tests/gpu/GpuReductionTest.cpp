@@ -73,6 +73,32 @@ TEST(GpuReductions, AxisReductionsWithFewOutputs) {
   for (const Kind& k : kKinds) checkReduction(k, cube, {0, 2}, 64 * 300);
 }
 
+// Reductions over dims followed by kept ones run as column kernels (templates/columns.cuh):
+// 32 adjacent outputs per block, the rows split over blocks whose partials the last combines.
+TEST(GpuReductions, ColumnReductions) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  Tensor big = tg::randn({8192, 4096}, DType::F32, 41, Device::CPU) + 0.25f;  // rows in slices
+  for (const Kind& k : kKinds) checkReduction(k, big, {0}, 8192);
+  Tensor tail = tg::randn({1000, 33}, DType::F32, 42, Device::CPU);  // a partial column tile
+  for (const Kind& k : kKinds) checkReduction(k, tail, {0}, 1000);
+  Tensor middle = tg::randn({7, 300, 64}, DType::F32, 43, Device::CPU);  // kept dims on both sides
+  for (const Kind& k : kKinds) checkReduction(k, middle, {1}, 300);
+  Tensor leading = tg::randn({6, 50, 40}, DType::F32, 44, Device::CPU);  // two leading dims
+  for (const Kind& k : kKinds) checkReduction(k, leading, {0, 1}, 300);
+  Tensor b = tg::randn({4096, 1000}, DType::BF16, 45, Device::CPU);
+  for (const Kind& k : kKinds) checkReduction(k, b, {0}, 4096);
+  Tensor i = tg::cast(tg::randn({3000, 100}, DType::F32, 46, Device::CPU) * 1000.0f, DType::I32);
+  checkReduction(kKinds[0], i, {0}, 3000);
+  checkReduction(kKinds[1], i, {0}, 3000);
+  // The split's arrival counters reset for the next launch: the same bits every time.
+  auto f = tg::jit([](const Tensor& x) { return tg::sum(x * 1.5f, {0}); });
+  Tensor x = big.to(Device::CUDA), y = (big * 2.0f).to(Device::CUDA);
+  const std::vector<float> first = f(x).to_vector<float>();
+  std::vector<Tensor> results;
+  for (int n = 0; n < 6; ++n) results.push_back(f(n % 2 ? y : x));
+  for (int n = 0; n < 6; n += 2) EXPECT_EQ(results[n].to_vector<float>(), first) << "launch " << n;
+}
+
 TEST(GpuReductions, RepeatedLaunchesGiveTheSameBits) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   auto f = tg::jit([](const Tensor& x) { return tg::sum(x * 1.5f); });

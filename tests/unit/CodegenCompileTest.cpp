@@ -511,6 +511,34 @@ TEST(Tuning, TheEnvironmentIsReadByOneFunction) {
   EXPECT_EQ(t.gemmDirectStore, 1);
 }
 
+// Column reductions (templates/columns.cuh) compile with NVRTC: f32, bf16 and i32; sum, max
+// and mean; the rows in slices and not; kept dims on both sides of the reduced ones.
+TEST(KernelCount, ColumnReductionsAreColumnKernelsThatCompile) {
+  std::string why;
+  if (!tg::rt::nvrtcAvailable(&why)) GTEST_SKIP() << "NVRTC is not available: " << why;
+  struct Shape3 {
+    tg::Shape shape;
+    std::vector<int64_t> axes;
+  };
+  for (const Shape3& c : {Shape3{{8192, 4096}, {0}}, Shape3{{40, 33}, {0}}, Shape3{{7, 300, 64}, {1}}})
+    for (DType dt : {DType::F32, DType::BF16, DType::I32}) {
+      SCOPED_TRACE(tg::dtype_name(dt) + tg::format_shape(c.shape));
+      auto f = tg::jit([&](const Tensor& x) {
+        return std::make_tuple(tg::sum(x, c.axes), tg::max(x, c.axes), tg::mean(tg::cast(x, DType::F32), c.axes));
+      });
+      Compiled k = compileIr(f.trace_ir(tg::TensorSpec{c.shape, dt}));
+      int columnKernels = 0;
+      for (const tg::rt::KernelSource& kernel : k.plan.kernels) {
+        if (kernel.summary.find("of columns of") == std::string::npos) continue;
+        ++columnKernels;
+        tg::rt::NvrtcResult r = tg::rt::compileCuda(kernel.source, kernel.name + ".cu", "sm_90a",
+                                                    tg::rt::defaultNvrtcOptions());
+        EXPECT_FALSE(r.cubin.empty());
+      }
+      EXPECT_EQ(columnKernels, 3) << k.plan.str();
+    }
+}
+
 // A sum over one row of 4096 is one row kernel with its producer; few long rows (here 2 of
 // 65536) stay a reduction kernel that splits them over blocks, after an elementwise kernel.
 TEST(KernelCount, SumOfExpIsOneRowKernelUnlessTheRowsAreFewAndLong) {

@@ -1,8 +1,10 @@
 //===- EmitReduction.cpp - CUDA C++ for a reduction tg.fusion -------------===//
 //
 // Generates `struct TgBody` for templates/reduction.cuh: one warp per output (or one block,
-// or several blocks combined by the last, for few, long reductions), f32 accumulation for floats (i32 wraps), the input read through
-// any layout chain inside the region.
+// or several blocks combined by the last, for few, long reductions), f32 accumulation for
+// floats (i32 wraps), the input read through any layout chain inside the region. Reductions
+// over dims followed by kept ones (columns) use templates/columns.cuh instead, with the same
+// TgBody: adjacent outputs per warp, so that each row's loads are coalesced.
 //
 //===----------------------------------------------------------------------===//
 #include "IndexExpr.h"
@@ -105,6 +107,39 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
                           : std::string("acc");
   os << "  __device__ __forceinline__ void store(Index o, Acc acc) const { out0[o] = "
      << storeConvert(dtype, value) << "; }\n};\n";
+
+  // Columns: reduced dims followed by at least 16 kept elements (`sum(x, {0})`): 32 adjacent
+  // outputs per block, coalesced (templates/columns.cuh), the rows split over enough blocks to
+  // fill the GPU, at least 64 rows each.
+  const std::vector<int64_t>& axes = d->attrs.axes;
+  const int64_t rank = static_cast<int64_t>(inShape.size());
+  const auto [lo, hi] = std::minmax_element(axes.begin(), axes.end());
+  int64_t columns = 1;
+  const bool contiguousAxes = !axes.empty() && *hi - *lo + 1 == static_cast<int64_t>(axes.size());
+  if (contiguousAxes)
+    for (int64_t dim = *hi + 1; dim < rank; ++dim) columns *= inShape[dim];
+  if (contiguousAxes && *hi + 1 < rank && columns >= 16 && outputs > 0 && reducedCount > 0) {
+    const int64_t tiles = (columns + 31) / 32, groups = outputs / columns * tiles;
+    const int64_t split = std::clamp<int64_t>((int64_t(options.smCount) * 16 + groups - 1) / groups, 1,
+                                              std::max<int64_t>(1, reducedCount / 64));
+    std::string body = os.str();
+    body.insert(body.find("  static constexpr Index kReduced"),
+                "  static constexpr Index kColumns = " + std::to_string(columns) + sfx +
+                    ", kTiles = " + std::to_string(tiles) + sfx + ";\n");
+    std::ostringstream summary;
+    summary << "reduction: " << reduce->getName().stripDialect().str() << " of columns of "
+            << reducedCount << " elements (stride " << columns << ") into " << outputs
+            << " output(s), 32 columns per block";
+    if (split > 1) summary << ", the rows in " << split << " slices";
+    KernelEmission e;
+    e.kernel.name = name;
+    e.kernel.summary = summary.str();
+    e.kernel.source = kernelHeader(name, summary.str()) + "#define TG_SPLIT " + std::to_string(split) +
+                      "\n" + body + columnsTemplate();
+    if (failed(setGrid(e, fusion, groups * split))) return failure();
+    e.dims.block[0] = 256;
+    return e;
+  }
 
   // Few long reductions: a block per output, and when that leaves SMs idle, several blocks per
   // output (TG_SPLIT slices, at least 4096 elements each) whose partials the last block to

@@ -164,7 +164,16 @@ class RowWriter {
         if (failed(r)) return failure();
         operands.push_back(*r);
       }
+      if (auto it = computed_.find(v); keep_ && it != computed_.end() && it->second.first != pass_) {
+        auto [k, fresh] = keptName_.try_emplace(v, numbered("k", static_cast<long long>(keptList_.size())));
+        if (fresh) keptList_.push_back({k->second, it->second.second});
+        n = k->second + "[k][j]";
+        names[v] = n;
+        return n;
+      }
       n = numbered("f", counter_++);
+      const bool keepable = isCostly(d->kind) && std::string(computeType(dtypeOfValue(v))) == "float";
+      if (keepable) computed_[v] = {pass_, n};
       if (d->kind == graph::OpKind::Div && precision_ != Precision::Accurate &&
           dtypeOfValue(v) == DType::F32 && rowNameSet_.count(operands[1])) {
         // By a value of the row: a correctly rounded reciprocal, once per row (the unrolled
@@ -173,6 +182,7 @@ class RowWriter {
       } else {
         os << "      " << elementwiseLine(def, *d, operands, n, precision_);
       }
+      if (keepable) os << "/*keep:" << n << "*/\n";
     } else {
       return fusion_.emitOpError("a row kernel reads a value through a layout it cannot index");
     }
@@ -192,7 +202,16 @@ class RowWriter {
   /// 16-byte accesses where a pass uses it.
   const std::set<unsigned>& columns() const { return columns_; }
   /// A pass begins: no column input loaded yet.
-  void beginPass() { passColumns_.clear(); }
+  void beginPass() {
+    passColumns_.clear();
+    ++pass_;
+  }
+  /// With `keep`, a costly full value (exp, a division, ...) that a later pass needs again is
+  /// kept in registers (k<i>[k][j]) instead of computed again: softmax's exp(x - max) of the
+  /// sum pass is the output pass's numerator.
+  void allowKeeping(bool keep) { keep_ = keep; }
+  /// The kept values: (name of the array, name of the value in the pass that computes it).
+  const std::vector<std::pair<std::string, std::string>>& kept() const { return keptList_; }
   /// Per vector step k of the pass: 16-byte loads of the column inputs it reads (col<arg>).
   std::string passColumnLoads(Block& body) const {
     std::string t;
@@ -272,11 +291,35 @@ class RowWriter {
   std::string sfx_;
   Precision precision_;
   llvm::DenseMap<Value, std::string> rowNames_;
+  static bool isCostly(graph::OpKind k) {
+    using graph::OpKind;
+    return k == OpKind::Exp || k == OpKind::Log || k == OpKind::Tanh || k == OpKind::Sigmoid ||
+           k == OpKind::Gelu || k == OpKind::Sqrt || k == OpKind::Rsqrt || k == OpKind::Pow ||
+           k == OpKind::Div;
+  }
+
+  bool keep_ = false;
+  int pass_ = 0;
+  llvm::DenseMap<Value, std::pair<int, std::string>> computed_;  // costly values: pass, name
+  llvm::DenseMap<Value, std::string> keptName_;
+  std::vector<std::pair<std::string, std::string>> keptList_;
   std::vector<unsigned> held_;
   std::set<unsigned> columns_, passColumns_;
   std::set<std::string> rowNameSet_;
   int counter_ = 0;
 };
+
+/// The bits to store of full value `v` (named `name`): a cast to bf16 has rounded it already,
+/// so its top half is the result (tg_bf16_rounded: the same bits as tg_to_bf16, in fewer
+/// instructions, which bf16 row kernels are short of).
+std::string storeRounded(Value v, DType dt, const std::string& name) {
+  std::optional<ir::OpDescription> d = v.getDefiningOp() ? ir::describeOp(v.getDefiningOp()) : std::nullopt;
+  // (Not a cast from bf16: that is the identity, and a bf16 value inside a kernel is f32.)
+  if (dt == DType::BF16 && d && d->kind == graph::OpKind::Cast &&
+      dtypeOfValue(v.getDefiningOp()->getOperand(0)) != DType::BF16)
+    return "tg_bf16_rounded(" + name + ")";
+  return storeConvert(dt, name);
+}
 
 /// The element loop of a pass: `body` runs for every element (k, j) of the thread's chunk
 /// that is inside the row, with `n` its index.
@@ -306,8 +349,6 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   std::string sfx;
   // Row indices run past kRows by at most a grid's worth of rows (the stride loop).
   const std::string index = indexType(rows * length + int64_t(options.smCount) * 32 * 128 + 64, sfx);
-  RowWriter w(fusion, d, sfx, options.precision);
-
   // The passes, written against the plan's constants (kItems, kVec, kLanes, kExact, base), and
   // the row-scope lines between them.
   struct Pass {
@@ -317,8 +358,21 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     std::string after;   ///< row-scope lines after it (the group combine)
   };
   std::vector<Pass> passes;
-  std::ostringstream rowScope;
+  std::ostringstream rowScope, outDecl, outElement, outStore, rowOut;
   int slots = 0;
+  bool anyFull = false;
+  std::vector<unsigned> fullOutputs;
+  std::string outputColumns;
+  std::optional<RowWriter> writer;
+  const auto emitPasses = [&](bool keep) -> LogicalResult {
+  writer.emplace(fusion, d, sfx, options.precision);
+  RowWriter& w = *writer;
+  w.allowKeeping(keep);
+  passes.clear();
+  for (std::ostringstream* o : {&rowScope, &outDecl, &outElement, &outStore, &rowOut}) o->str("");
+  slots = 0;
+  anyFull = false;
+  fullOutputs.clear();
   for (Operation& op : body) {
     if (isLayoutOp(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
     std::optional<ir::OpDescription> desc = ir::describeOp(&op);
@@ -368,11 +422,8 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
 
   // Outputs: full ones in a last pass (a vector per output per step), those of one per row by
   // lane 0.
-  std::ostringstream outDecl, outElement, outStore, rowOut;
   llvm::DenseMap<Value, std::string> names;
-  bool anyFull = false;
   w.beginPass();
-  std::vector<unsigned> fullOutputs;
   for (auto [j, v] : llvm::enumerate(yield.getValues())) {
     const DType dt = dtypeOfValue(v);
     if (numelOf(v) == rows * length) {  // (with N = 1 a row value is stored this way too)
@@ -380,7 +431,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
       if (failed(r)) return failure();
       const std::string y = numbered("y", static_cast<long long>(j));
       outDecl << "    " << storageType(dt) << " " << y << "[kVec];\n";
-      outElement << "        " << y << "[j] = " << storeConvert(dt, *r) << ";\n";
+      outElement << "        " << y << "[j] = " << storeRounded(v, dt, *r) << ";\n";
       outStore << "    if (live) tg_row_store(out" << j << " + r * kLength, n0, kLength, " << y << ", vec);\n";
       fullOutputs.push_back(static_cast<unsigned>(j));
       anyFull = true;
@@ -391,16 +442,42 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     }
   }
 
-  const std::string outputColumns = w.passColumnLoads(body);
+  outputColumns = w.passColumnLoads(body);
+  return success();
+  };
 
-  // The plan, from the row tensors: the inputs held in registers (one register per element
-  // each), the column inputs and the full outputs.
-  int narrow = 16;
-  for (unsigned arg : w.held()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
-  for (unsigned arg : w.columns()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
-  for (unsigned j : fullOutputs) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(yield.getOperand(j)))));
+  // The plan, from the row tensors: the inputs held in registers and the kept values (one
+  // register per element each), the column inputs and the full outputs. Values are kept only
+  // while the row stays on chip.
   const bool clusters = archNumber(options.arch) >= 90;
-  const RowPlan plan = planRows(length, narrow, static_cast<double>(w.held().size()), clusters);
+  const auto planFor = [&] {
+    const RowWriter& w = *writer;
+    int narrow = 16;
+    for (unsigned arg : w.held()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
+    for (unsigned arg : w.columns()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
+    for (unsigned j : fullOutputs) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(yield.getOperand(j)))));
+    return planRows(length, narrow, static_cast<double>(w.held().size() + w.kept().size()), clusters);
+  };
+  if (failed(emitPasses(/*keep=*/true))) return failure();
+  RowPlan plan = planFor();
+  if (plan.looped && !writer->kept().empty()) {
+    if (failed(emitPasses(/*keep=*/false))) return failure();
+    plan = planFor();
+  }
+  RowWriter& w = *writer;
+  // The pass that computes a kept value stores it; the other markers go.
+  const auto resolveKept = [&](std::string text) {
+    for (const auto& [array, value] : w.kept()) {
+      const std::string marker = "/*keep:" + value + "*/\n";
+      for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker))
+        text.replace(at, marker.size(), "        " + array + "[k][j] = " + value + ";\n");
+    }
+    for (size_t at = text.find("/*keep:"); at != std::string::npos; at = text.find("/*keep:"))
+      text.erase(at, text.find("*/\n", at) + 3 - at);
+    return text;
+  };
+  for (Pass& p : passes) p.body = resolveKept(p.body);
+  const std::string outElementText = resolveKept(outElement.str());
 
   // Loads of the held inputs into registers, converted to f32 (i32): once (the row fits) or
   // in every pass (looped).
@@ -428,7 +505,10 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     }
     return t.str();
   };
-  if (!plan.looped) row << "  const Index base = 0;\n" << loads.str();
+  if (!plan.looped) {
+    row << "  const Index base = 0;\n" << loads.str();
+    for (const auto& [array, value] : w.kept()) row << "  float " << array << "[kItems][kVec];\n";
+  }
   for (const Pass& p : passes) row << p.before << passText(p) << p.after;
   row << rowScope.str();
   if (anyFull) {
@@ -438,7 +518,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     const std::string inner = "#pragma unroll\n      for (int j = 0; j < kVec; ++j) {\n"
                               "        const Index n = n0 + j;\n"
                               "        if (!kExact && n >= kLength) continue;\n" +
-                              outElement.str() + "      }\n";
+                              outElementText + "      }\n";
     std::string decl = outDecl.str(), store = outStore.str();
     // Tail elements of a partial vector are never stored; zero them for a defined value.
     std::string zero;

@@ -29,6 +29,7 @@ const char* matmulMmaTemplate();
 const char* checkTemplate();
 const char* transposeTemplate();
 const char* rowTemplate();
+const char* columnsTemplate();
 
 mlir::FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
                                                 const CodeGenOptions& options);
