@@ -84,22 +84,20 @@ __device__ __forceinline__ unsigned tg_cluster_rank() {
 __device__ __forceinline__ void tg_cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
-// *p in the shared memory of the cluster's block `rank` (distributed shared memory).
-__device__ __forceinline__ float tg_ld_cluster(const float* p, unsigned rank) {
-  unsigned local, remote;
-  float v;
+// The 32 bits at p in the shared memory of the cluster's block `rank` (distributed shared
+// memory), as a float or an int.
+__device__ __forceinline__ unsigned tg_ld_cluster_bits(const void* p, unsigned rank) {
+  unsigned local, remote, v;
   asm volatile("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(local) : "l"(p));
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
-  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+  asm volatile("ld.shared::cluster.b32 %0, [%1];" : "=r"(v) : "r"(remote) : "memory");
   return v;
 }
+__device__ __forceinline__ float tg_ld_cluster(const float* p, unsigned rank) {
+  return __uint_as_float(tg_ld_cluster_bits(p, rank));
+}
 __device__ __forceinline__ int tg_ld_cluster(const int* p, unsigned rank) {
-  unsigned local, remote;
-  int v;
-  asm volatile("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(local) : "l"(p));
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
-  asm volatile("ld.shared::cluster.s32 %0, [%1];" : "=r"(v) : "r"(remote) : "memory");
-  return v;
+  return (int)tg_ld_cluster_bits(p, rank);
 }
 #endif
 
