@@ -5,7 +5,7 @@
 #       On the build machine (no GPU needed): builds the static binaries and stages them,
 #       stripped, with the Python benchmark scripts, into .gpu/ (git-ignored; about 50-65 MB).
 #   scripts/gpu-run.sh remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke]
-#                             [torch] [demo] [sweep] [versus] [fuzz]
+#                             [torch] [demo] [sweep] [rowsweep] [versus] [fuzz]
 #                             (default: tests sass bench runtime gemm torch demo)
 #       On the GPU machine, in a checkout holding that .gpu/ (it needs the NVIDIA driver; the
 #       sanitize and sass stages the CUDA toolkit's compute-sanitizer and cuobjdump, torch and
@@ -174,6 +174,21 @@ remote() {
       summary+="sweep block=$blk unroll=$unr hint=$hint: $(python3 -c "import json;d=json.load(open('$logs/sweep_$c.json'));print(' '.join('%s=%.1fus' % (b['name'].split('/iter')[0], b.get('median_us', 0)) for b in d['benchmarks']))")\n"
     done
   fi
+  if [[ " $what " == *" rowsweep "* ]]; then
+    # Plans of the row kernels (EmitRow.cpp's planRows): registers of held values per thread
+    # (TG_ROW_REGISTERS), threads per block for wide rows (TG_ROW_MAX_GROUP) and the register
+    # count by liveness (TG_ROW_LIVENESS). TG_ROW_SWEEP overrides the list, TG_ROW_SWEEP_FILTER
+    # the cases (default: the rows of 1024 to 262,144 of softmax, layer_norm and RMSNorm).
+    local configs="${TG_ROW_SWEEP:-32,512,0 32,512,1 64,512,1 32,256,1 16,256,1}"
+    local filter="${TG_ROW_SWEEP_FILTER:-copy|/(65536x1024|131072x1024|16384x4096|32768x4096|4096x16384|8192x16384|1024x65536|2048x65536|256x262144|512x262144)/fused}"
+    for c in $configs; do
+      IFS=, read -r regs group live <<< "$c"
+      TG_ROW_REGISTERS=$regs TG_ROW_MAX_GROUP=$group TG_ROW_LIVENESS=$live ./tg_bench \
+        --benchmark_filter="$filter" --benchmark_format=json --benchmark_out="$logs/rowsweep_$c.json" \
+        > "$logs/rowsweep_$c.log" 2>&1
+      summary+="rowsweep registers=$regs group=$group liveness=$live: $(python3 -c "import json;d=json.load(open('$logs/rowsweep_$c.json'));print(' '.join('%s=%.1f%%' % (b['name'].split('/iter')[0], b.get('roofline_pct', 0)) for b in d['benchmarks']))")\n"
+    done
+  fi
   if [[ " $what " == *" versus "* ]]; then
     # tg against torch.compile on the 8-op chains, in alternating processes (TG_VERSUS_ROUNDS
     # rounds, default 4), so drift between the two falls on both: each round prints both
@@ -241,5 +256,5 @@ PY
 case "${1:-}" in
   prepare) prepare ;;
   remote) shift; remote "$@" ;;
-  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [sweep] [versus] [fuzz]"; exit 2 ;;
+  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [sweep] [rowsweep] [versus] [fuzz]"; exit 2 ;;
 esac

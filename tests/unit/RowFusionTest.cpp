@@ -178,6 +178,32 @@ TEST(RowFusion, RowsOfNoElementCompileWithNvrtc) {
   EXPECT_FALSE(r.cubin.empty());
 }
 
+// The row plan's knobs (Tuning.h, for the GPU machine's rowsweep): softmax keeps exp(x - max)
+// between its passes; counted with x (the default) it takes twice the registers per element,
+// by liveness (x dies where exp is born) once, as a plain row would; the register budget and
+// the threads per block for wide rows change the plan as asked.
+TEST(RowFusion, PlanKnobsChangeThePlan) {
+  const std::string ir = tgtest::traceIr({{{64, 1024}, DType::F32}},
+                                         [](const std::vector<Tensor>& v) { return std::vector<Tensor>{tg::softmax(v[0])}; }, 1);
+  const auto summary = [&](const tg::codegen::Tuning& tuning) {
+    std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
+    mlir::OwningOpRef<mlir::ModuleOp> m = mlir::parseSourceString<mlir::ModuleOp>(ir, &tg::compiler::sharedContext());
+    EXPECT_TRUE(m);
+    tg::compiler::PipelineOptions options;
+    options.codegen.tuning = tuning;
+    tg::rt::Plan plan = tg::compiler::compile(*m, options);
+    EXPECT_EQ(plan.kernels.size(), 1u);
+    return plan.kernels.empty() ? std::string() : plan.kernels[0].summary;
+  };
+  EXPECT_NE(summary({}).find("64 thread(s) per row, 4 vector(s) of 4"), std::string::npos) << summary({});
+  tg::codegen::Tuning live;
+  live.rowLiveness = 1;
+  EXPECT_NE(summary(live).find("32 thread(s) per row, 8 vector(s) of 4"), std::string::npos) << summary(live);
+  tg::codegen::Tuning wide = live;
+  wide.rowRegisters = 8;  // 8 registers: 2 vectors of 4 per thread
+  EXPECT_NE(summary(wide).find("128 thread(s) per row, 2 vector(s) of 4"), std::string::npos) << summary(wide);
+}
+
 TEST(RowFusion, EveryRowKernelCompilesWithNvrtc) {
   std::string why;
   if (!tg::rt::nvrtcAvailable(&why)) GTEST_SKIP() << "NVRTC is not available: " << why;

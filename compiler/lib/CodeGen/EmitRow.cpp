@@ -76,14 +76,17 @@ int64_t nextPow2(int64_t v) {
 ///  - G grows in powers of two to 512 threads; wider rows take a cluster of up to 8 blocks of
 ///    512 (sm_90): rows of 8 * 512 * 64 = 262,144 f32 elements stay on chip;
 ///  - beyond that, 512 threads loop over the row in chunks.
-RowPlan planRows(int64_t length, int narrowBytes, double regsPerElement, bool clusters) {
+RowPlan planRows(int64_t length, int narrowBytes, double regsPerElement, bool clusters, const Tuning& tuning) {
   RowPlan p;
   p.vec = std::max(1, 16 / std::max(1, narrowBytes));
   while (p.vec > 1 && length % p.vec != 0) p.vec /= 2;
-  const int64_t maxGroup = 512, maxCluster = clusters ? 8 : 1;
+  // TG_ROW_MAX_GROUP (128-1024) and TG_ROW_REGISTERS (8-128) override the measured defaults.
+  const int64_t maxGroup = tuning.rowMaxGroup > 0 ? std::clamp<int64_t>(nextPow2(tuning.rowMaxGroup), 128, 1024) : 512;
+  const int64_t maxCluster = clusters ? 8 : 1;
+  const double registers = tuning.rowRegisters > 0 ? std::clamp(tuning.rowRegisters, 8, 128) : 32;
   const double perElement = std::max(regsPerElement, 0.5);
   int64_t g = 0, maxItems = 0;
-  for (const double budget : {32.0, 64.0}) {
+  for (const double budget : {registers, 2 * registers}) {
     maxItems = std::max<int64_t>(1, static_cast<int64_t>(budget / (p.vec * perElement)));
     g = std::clamp<int64_t>(nextPow2(ceilDiv(length, 4 * p.vec)), 1, 32);
     if (ceilDiv(length, g * p.vec) > maxItems) g = nextPow2(ceilDiv(length, maxItems * p.vec));
@@ -97,7 +100,7 @@ RowPlan planRows(int64_t length, int narrowBytes, double regsPerElement, bool cl
   } else {
     p.group = static_cast<int>(maxGroup);
     p.looped = true;
-    maxItems = std::max<int64_t>(1, static_cast<int64_t>(32.0 / (p.vec * perElement)));
+    maxItems = std::max<int64_t>(1, static_cast<int64_t>(registers / (p.vec * perElement)));
   }
   p.block = std::max(128, p.group);
   const int64_t lanes = int64_t(p.group) * p.cluster;
@@ -143,7 +146,9 @@ class RowWriter {
     LayoutChain chain = traceLayout(v);
     std::string n;
     if (auto arg = dyn_cast<BlockArgument>(chain.root); arg && isRowMajorRead(chain)) {
-      n = numbered("c", heldIndex(arg)) + "[k][j]";  // held in registers
+      const int h = heldIndex(arg);
+      heldLastPass_[static_cast<size_t>(h)] = pass_;
+      n = numbered("c", h) + "[k][j]";  // held in registers
     } else if (arg && isColumnRead(v)) {
       n = loadConvert(dtypeOfValue(arg), numbered("col", columnInput(arg)) + "[j]");
     } else if (isa<BlockArgument>(chain.root)) {
@@ -158,18 +163,19 @@ class RowWriter {
       std::optional<ir::OpDescription> d = ir::describeOp(def);
       if (!d || !graph::isElementwise(d->kind))
         return def->emitOpError("cannot be computed per element in a row kernel");
+      if (auto it = computed_.find(v); keep_ && it != computed_.end() && it->second.first != pass_) {
+        auto [k, fresh] = keptName_.try_emplace(v, numbered("k", static_cast<long long>(keptList_.size())));
+        if (fresh) keptList_.push_back({k->second, it->second.second, it->second.first, pass_});
+        keptList_[static_cast<size_t>(std::stoi(k->second.substr(1)))].lastPass = pass_;
+        n = k->second + "[k][j]";  // (its operands are not needed here)
+        names[v] = n;
+        return n;
+      }
       std::vector<std::string> operands;
       for (Value o : def->getOperands()) {
         FailureOr<std::string> r = fullValue(o, names, os);
         if (failed(r)) return failure();
         operands.push_back(*r);
-      }
-      if (auto it = computed_.find(v); keep_ && it != computed_.end() && it->second.first != pass_) {
-        auto [k, fresh] = keptName_.try_emplace(v, numbered("k", static_cast<long long>(keptList_.size())));
-        if (fresh) keptList_.push_back({k->second, it->second.second});
-        n = k->second + "[k][j]";
-        names[v] = n;
-        return n;
       }
       n = numbered("f", counter_++);
       const bool keepable = isCostly(d->kind) && std::string(computeType(dtypeOfValue(v))) == "float";
@@ -210,8 +216,32 @@ class RowWriter {
   /// kept in registers (k<i>[k][j]) instead of computed again: softmax's exp(x - max) of the
   /// sum pass is the output pass's numerator.
   void allowKeeping(bool keep) { keep_ = keep; }
-  /// The kept values: (name of the array, name of the value in the pass that computes it).
-  const std::vector<std::pair<std::string, std::string>>& kept() const { return keptList_; }
+  /// A kept value: its array, its name in the pass that computes it, that pass and the last
+  /// that reads it.
+  struct Kept {
+    std::string array, value;
+    int firstPass = 0, lastPass = 0;
+  };
+  const std::vector<Kept>& kept() const { return keptList_; }
+  /// The most arrays of the row (held inputs, kept values) live at once. Held inputs are
+  /// loaded before the first pass and live to their last use, kept values from the pass that
+  /// computes them to the last that reads them. Within a pass, an array read for the last time
+  /// and one computed there go element by element (the same (k, j)), so they can share
+  /// registers: a pass holds the arrays live across it plus the larger of the two groups.
+  int peakLiveArrays() const {
+    int peak = 0;
+    for (int p = 1; p <= pass_; ++p) {
+      int across = 0, dying = 0, born = 0;
+      for (int last : heldLastPass_) (last > p ? across : dying) += last >= p;
+      for (const Kept& k : keptList_) {
+        if (k.firstPass < p && k.lastPass > p) ++across;
+        else if (k.firstPass < p && k.lastPass == p) ++dying;
+        else if (k.firstPass == p) ++born;
+      }
+      peak = std::max(peak, across + std::max(dying, born));
+    }
+    return peak;
+  }
   /// Per vector step k of the pass: 16-byte loads of the column inputs it reads (col<arg>).
   std::string passColumnLoads(Block& body) const {
     std::string t;
@@ -241,6 +271,7 @@ class RowWriter {
     auto it = llvm::find(held_, arg.getArgNumber());
     if (it != held_.end()) return static_cast<int>(it - held_.begin());
     held_.push_back(arg.getArgNumber());
+    heldLastPass_.push_back(pass_);
     return static_cast<int>(held_.size()) - 1;
   }
   unsigned columnInput(BlockArgument arg) {
@@ -302,7 +333,8 @@ class RowWriter {
   int pass_ = 0;
   llvm::DenseMap<Value, std::pair<int, std::string>> computed_;  // costly values: pass, name
   llvm::DenseMap<Value, std::string> keptName_;
-  std::vector<std::pair<std::string, std::string>> keptList_;
+  std::vector<Kept> keptList_;
+  std::vector<int> heldLastPass_;  // by held index
   std::vector<unsigned> held_;
   std::set<unsigned> columns_, passColumns_;
   std::set<std::string> rowNameSet_;
@@ -456,7 +488,11 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     for (unsigned arg : w.held()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
     for (unsigned arg : w.columns()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
     for (unsigned j : fullOutputs) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(yield.getOperand(j)))));
-    return planRows(length, narrow, static_cast<double>(w.held().size() + w.kept().size()), clusters);
+    // Registers per element: every held input and kept value, or (TG_ROW_LIVENESS=1, to be
+    // measured) only those live at once.
+    const int arrays = options.tuning.rowLiveness ? w.peakLiveArrays()
+                                                  : static_cast<int>(w.held().size() + w.kept().size());
+    return planRows(length, narrow, static_cast<double>(arrays), clusters, options.tuning);
   };
   if (failed(emitPasses(/*keep=*/true))) return failure();
   RowPlan plan = planFor();
@@ -467,7 +503,9 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   RowWriter& w = *writer;
   // The pass that computes a kept value stores it; the other markers go.
   const auto resolveKept = [&](std::string text) {
-    for (const auto& [array, value] : w.kept()) {
+    for (const RowWriter::Kept& k : w.kept()) {
+      const std::string& array = k.array;
+      const std::string& value = k.value;
       const std::string marker = "/*keep:" + value + "*/\n";
       for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker))
         text.replace(at, marker.size(), "        " + array + "[k][j] = " + value + ";\n");
@@ -507,7 +545,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   };
   if (!plan.looped) {
     row << "  const Index base = 0;\n" << loads.str();
-    for (const auto& [array, value] : w.kept()) row << "  float " << array << "[kItems][kVec];\n";
+    for (const RowWriter::Kept& k : w.kept()) row << "  float " << k.array << "[kItems][kVec];\n";
   }
   for (const Pass& p : passes) row << p.before << passText(p) << p.after;
   row << rowScope.str();

@@ -28,6 +28,9 @@ Tuning tuningFromEnvironment() {
   readInt("TG_UNROLL", t.elementwiseUnroll);
   readInt("TG_CACHE_HINT", t.cacheHint);
   readInt("TG_BLOCKS_PER_SM", t.blocksPerSm);
+  readInt("TG_ROW_REGISTERS", t.rowRegisters);
+  readInt("TG_ROW_MAX_GROUP", t.rowMaxGroup);
+  readInt("TG_ROW_LIVENESS", t.rowLiveness);
   return t;
 }
 

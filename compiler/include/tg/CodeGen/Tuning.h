@@ -30,6 +30,11 @@ struct Tuning {
   int elementwiseUnroll = 0; ///< TG_UNROLL: vector steps per thread whose loads issue together
   int cacheHint = 0;         ///< TG_CACHE_HINT: 0-2, the load cache operator (tg_ld16)
   int blocksPerSm = 0;       ///< TG_BLOCKS_PER_SM: > 0 caps elementwise grids (grid-stride)
+  /// Row kernels (EmitRow.cpp's planRows), to sweep on the GPU machine:
+  int rowRegisters = 0;  ///< TG_ROW_REGISTERS: registers of held values per thread (32)
+  int rowMaxGroup = 0;   ///< TG_ROW_MAX_GROUP: threads per block for wide rows, clusters' too (512)
+  /// TG_ROW_LIVENESS=1: plan with the held and kept arrays live at once, not all of them.
+  int rowLiveness = 0;
 };
 
 /// The knobs set in the environment (unset or empty variables keep the defaults).
