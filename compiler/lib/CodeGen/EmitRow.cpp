@@ -15,7 +15,8 @@
 //    the results of one value per row.
 // A vector of the row length broadcast over the rows (a weight or bias: a "column input") is
 // read with 16-byte accesses per vector step where a pass needs it; inputs read any other way
-// (a transpose) element by element.
+// (a transpose) element by element. A costly full value (exp, a division) that a later pass
+// needs again is kept in registers (k<i>) while the row is on chip, not computed again.
 // planRows() below picks G, C, K and V from the row length; a row too long for a cluster's
 // registers is looped over in chunks, its row inputs re-read (from L2) in every pass.
 // R and N are compile-time constants; the loops are written over kLength/kRows (and predicate
