@@ -176,17 +176,17 @@ remote() {
   fi
   if [[ " $what " == *" rowsweep "* ]]; then
     # Plans of the row kernels (EmitRow.cpp's planRows): registers of held values per thread
-    # (TG_ROW_REGISTERS), threads per block for wide rows (TG_ROW_MAX_GROUP) and the register
-    # count by liveness (TG_ROW_LIVENESS). TG_ROW_SWEEP overrides the list, TG_ROW_SWEEP_FILTER
+    # (TG_ROW_REGISTERS), threads per block for wide rows (TG_ROW_MAX_GROUP) and per block of
+    # a cluster (TG_ROW_CLUSTER_GROUP). TG_ROW_SWEEP overrides the list, TG_ROW_SWEEP_FILTER
     # the cases (default: the rows of 1024 to 262,144 of softmax, layer_norm and RMSNorm).
-    local configs="${TG_ROW_SWEEP:-32,512,0 32,512,1 64,512,1 32,256,1 16,256,1}"
+    local configs="${TG_ROW_SWEEP:-32,512,256 32,512,512 64,512,256 48,512,256}"
     local filter="${TG_ROW_SWEEP_FILTER:-copy|/(65536x1024|131072x1024|16384x4096|32768x4096|4096x16384|8192x16384|1024x65536|2048x65536|256x262144|512x262144)/fused}"
     for c in $configs; do
-      IFS=, read -r regs group live <<< "$c"
-      TG_ROW_REGISTERS=$regs TG_ROW_MAX_GROUP=$group TG_ROW_LIVENESS=$live ./tg_bench \
+      IFS=, read -r regs group cgroup <<< "$c"
+      TG_ROW_REGISTERS=$regs TG_ROW_MAX_GROUP=$group TG_ROW_CLUSTER_GROUP=$cgroup ./tg_bench \
         --benchmark_filter="$filter" --benchmark_format=json --benchmark_out="$logs/rowsweep_$c.json" \
         > "$logs/rowsweep_$c.log" 2>&1
-      summary+="rowsweep registers=$regs group=$group liveness=$live: $(python3 -c "import json;d=json.load(open('$logs/rowsweep_$c.json'));print(' '.join('%s=%.1f%%' % (b['name'].split('/iter')[0], b.get('roofline_pct', 0)) for b in d['benchmarks']))")\n"
+      summary+="rowsweep registers=$regs group=$group cluster_group=$cgroup: $(python3 -c "import json;d=json.load(open('$logs/rowsweep_$c.json'));print(' '.join('%s=%.1f%%' % (b['name'].split('/iter')[0], b.get('roofline_pct', 0)) for b in d['benchmarks']))")\n"
     done
   fi
   if [[ " $what " == *" versus "* ]]; then

@@ -69,8 +69,10 @@ std::vector<Case> cases() {
 }
 
 /// Runs `c` on `in` as one row kernel on the GPU; `want` receives the row-fused module's
-/// interpretation (f32 inside the kernel). Returns the GPU's results.
-std::vector<Tensor> runRowKernel(const Case& c, const std::vector<Tensor>& in, std::vector<Tensor>& want) {
+/// interpretation (f32 inside the kernel). Returns the GPU's results. The kernel's plan must
+/// say `planText`.
+std::vector<Tensor> runRowKernel(const Case& c, const std::vector<Tensor>& in, std::vector<Tensor>& want,
+                                 const std::string& planText = "row:") {
   tg::rt::Gpu& gpu = *tg::rt::Gpu::get();
   std::vector<tg::TensorSpec> specs;
   for (const Tensor& t : in) specs.push_back({t.shape(), t.dtype()});
@@ -97,7 +99,7 @@ std::vector<Tensor> runRowKernel(const Case& c, const std::vector<Tensor>& in, s
   }
   EXPECT_EQ(plan.kernels.size(), 1u);
   if (plan.kernels.size() != 1) return {};
-  EXPECT_NE(plan.kernels[0].summary.find("row:"), std::string::npos) << plan.kernels[0].summary;
+  EXPECT_NE(plan.kernels[0].summary.find(planText), std::string::npos) << plan.kernels[0].summary;
   std::unique_ptr<tg::detail::Program> program =
       tg::detail::makeGpuProgram(std::move(plan), gpu, ir, /*cudaGraphs=*/false);
   return program->run(toDevice(in, Device::CUDA));
@@ -177,7 +179,7 @@ TEST(GpuRowKernels, NormalisationsMatchTheCpuAndFloat64) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   constexpr float kShift = 100.0f;
   // Widths for every plan (at these dtypes): a few threads per row (1, 7), a warp (64, 256,
-  // 777, 4096 bf16), a block (4096 f32, 5000, 16384), clusters of 2 (65536) and 8 (262144),
+  // 777, 4096 bf16), a block (4096 f32, 5000, 16384), clusters of 4 (65536) and 8 (262144),
   // looped (300000).
   for (int64_t width : {1, 7, 64, 256, 777, 4096, 5000, 16384, 65536, 262144, 300000})
     for (DType dtype : {DType::F32, DType::BF16})
@@ -207,6 +209,36 @@ TEST(GpuRowKernels, NormalisationsMatchTheCpuAndFloat64) {
           compare(got[o], exact[o], float64Tolerance(c.name, dtype, exact[o]));
         }
       }
+}
+
+// More rows than the GPU holds clusters at once (at most 132 SMs x 8 blocks of 256 / 4): each
+// cluster strides over several rows, so a row's reductions reuse the shared memory that the
+// previous row's were read from (softmax: two reductions; RMSNorm: one, with a barrier between
+// rows; the variance: a result of one per row too).
+TEST(GpuRowKernels, ClustersStrideOverMoreRowsThanFitAtOnce) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  constexpr int64_t kRows = 520, kWidth = 65536;
+  for (DType dtype : {DType::F32, DType::BF16})
+    for (const Case& c : cases()) {
+      const std::string name = c.name;
+      if (name != "softmax" && name != "rmsnorm" && name != "x_minus_mean_and_variance") continue;
+      SCOPED_TRACE(name + " " + tg::dtype_name(dtype));
+      std::vector<Tensor> in = {tg::randn({kRows, kWidth}, dtype, 400, Device::CPU)};
+      for (int i = 1; i < c.inputs; ++i) in.push_back(tg::randn({kWidth}, dtype, 500 + i, Device::CPU));
+      std::vector<Tensor> want;
+      const std::vector<Tensor> got = runRowKernel(c, in, want, "in each of a cluster of");
+      ASSERT_EQ(got.size(), want.size());
+      const std::vector<Tensor> exact = float64Reference(name, in, kRows, kWidth);
+      for (size_t o = 0; o < got.size(); ++o) {
+        Tolerance tol;
+        tol.dtypeUlps = dtype == DType::F32 ? 0 : 1;
+        tol.abs = 1e-5 * std::max(1.0, maxAbs(want[o]));
+        tol.rel = 1e-5;
+        tol.rule = "f32 row statistics, |diff| <= 1e-5 (1 + |r|) (+1 ulp of bf16)";
+        compare(got[o], want[o], tol);
+        compare(got[o], exact[o], float64Tolerance(name, dtype, exact[o]));
+      }
+    }
 }
 
 TEST(GpuRowKernels, SoftmaxOfMaskedAndVeryNegativeLogits) {

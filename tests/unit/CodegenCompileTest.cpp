@@ -489,15 +489,15 @@ TEST(Tuning, MatmulKnobsReachTheKernelAndBadValuesAreErrors) {
 TEST(Tuning, TheEnvironmentIsReadByOneFunction) {
   const char* names[] = {"TG_MATMUL_PATH", "TG_GEMM_SCHEDULE", "TG_GEMM_GROUP", "TG_GEMM_CTAS",
                          "TG_BLOCK", "TG_UNROLL", "TG_CACHE_HINT", "TG_BLOCKS_PER_SM",
-                         "TG_GEMM_DIRECT_STORE", "TG_ROW_REGISTERS", "TG_ROW_MAX_GROUP", "TG_ROW_LIVENESS"};
+                         "TG_GEMM_DIRECT_STORE", "TG_ROW_REGISTERS", "TG_ROW_MAX_GROUP", "TG_ROW_CLUSTER_GROUP"};
   for (const char* n : names) unsetenv(n);
   const tg::codegen::Tuning none = tg::codegen::tuningFromEnvironment();
   EXPECT_TRUE(none.matmulPath.empty() && none.gemmSchedule.empty());
   EXPECT_EQ(none.elementwiseBlock + none.elementwiseUnroll + none.cacheHint + none.blocksPerSm +
                 none.gemmCtas + none.gemmGroupM + none.gemmDirectStore + none.rowRegisters +
-                none.rowMaxGroup + none.rowLiveness,
+                none.rowMaxGroup + none.rowClusterGroup,
             0);
-  const char* values[] = {"simt", "pingpong", "4", "100", "128", "3", "2", "8", "1", "16", "256", "1"};
+  const char* values[] = {"simt", "pingpong", "4", "100", "128", "3", "2", "8", "1", "16", "256", "512"};
   for (size_t i = 0; i < std::size(names); ++i) setenv(names[i], values[i], 1);
   const tg::codegen::Tuning t = tg::codegen::tuningFromEnvironment();
   for (const char* n : names) unsetenv(n);
@@ -512,7 +512,7 @@ TEST(Tuning, TheEnvironmentIsReadByOneFunction) {
   EXPECT_EQ(t.gemmDirectStore, 1);
   EXPECT_EQ(t.rowRegisters, 16);
   EXPECT_EQ(t.rowMaxGroup, 256);
-  EXPECT_EQ(t.rowLiveness, 1);
+  EXPECT_EQ(t.rowClusterGroup, 512);
 }
 
 // Column reductions (templates/columns.cuh) compile with NVRTC: f32, bf16 and i32; sum, max

@@ -183,25 +183,36 @@ TEST(RowFusion, RowsOfNoElementCompileWithNvrtc) {
 // by liveness (x dies where exp is born) once, as a plain row would; the register budget and
 // the threads per block for wide rows change the plan as asked.
 TEST(RowFusion, PlanKnobsChangeThePlan) {
-  const std::string ir = tgtest::traceIr({{{64, 1024}, DType::F32}},
-                                         [](const std::vector<Tensor>& v) { return std::vector<Tensor>{tg::softmax(v[0])}; }, 1);
-  const auto summary = [&](const tg::codegen::Tuning& tuning) {
+  const auto summary = [&](int64_t length, const tg::codegen::Tuning& tuning) {
+    const std::string ir = tgtest::traceIr({{{64, length}, DType::F32}},
+                                           [](const std::vector<Tensor>& v) { return std::vector<Tensor>{tg::softmax(v[0])}; }, 1);
     std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
     mlir::OwningOpRef<mlir::ModuleOp> m = mlir::parseSourceString<mlir::ModuleOp>(ir, &tg::compiler::sharedContext());
     EXPECT_TRUE(m);
     tg::compiler::PipelineOptions options;
+    options.codegen.arch = "sm_90a";
     options.codegen.tuning = tuning;
     tg::rt::Plan plan = tg::compiler::compile(*m, options);
     EXPECT_EQ(plan.kernels.size(), 1u);
     return plan.kernels.empty() ? std::string() : plan.kernels[0].summary;
   };
-  EXPECT_NE(summary({}).find("64 thread(s) per row, 4 vector(s) of 4"), std::string::npos) << summary({});
-  tg::codegen::Tuning live;
-  live.rowLiveness = 1;
-  EXPECT_NE(summary(live).find("32 thread(s) per row, 8 vector(s) of 4"), std::string::npos) << summary(live);
-  tg::codegen::Tuning wide = live;
+  // x and its exp are not live at once: one register per element, 32 of them.
+  EXPECT_NE(summary(1024, {}).find("32 thread(s) per row, 8 vector(s) of 4"), std::string::npos) << summary(1024, {});
+  tg::codegen::Tuning wide;
   wide.rowRegisters = 8;  // 8 registers: 2 vectors of 4 per thread
-  EXPECT_NE(summary(wide).find("128 thread(s) per row, 2 vector(s) of 4"), std::string::npos) << summary(wide);
+  EXPECT_NE(summary(1024, wide).find("128 thread(s) per row, 2 vector(s) of 4"), std::string::npos)
+      << summary(1024, wide);
+  // 16,384 elements fit one block of 512 threads at 32 registers; 65,536 need a cluster, of
+  // 256-thread blocks unless TG_ROW_CLUSTER_GROUP says otherwise.
+  EXPECT_NE(summary(16384, {}).find("512 thread(s) per row, 8 vector(s) of 4 per thread, the row held"), std::string::npos)
+      << summary(16384, {});
+  EXPECT_NE(summary(65536, {}).find("256 thread(s) per row in each of a cluster of 8 blocks, 8 vector(s) of 4"),
+            std::string::npos)
+      << summary(65536, {});
+  tg::codegen::Tuning big;
+  big.rowClusterGroup = 512;
+  EXPECT_NE(summary(65536, big).find("512 thread(s) per row in each of a cluster of 4 blocks"), std::string::npos)
+      << summary(65536, big);
 }
 
 TEST(RowFusion, EveryRowKernelCompilesWithNvrtc) {

@@ -69,43 +69,60 @@ int64_t nextPow2(int64_t v) {
 }
 
 /// The plan for rows of `length` elements whose narrowest row tensor has `narrowBytes` bytes
-/// per element and whose held inputs take `regsPerElement` registers per element (one per
-/// input). Measured on the H200 (RESULTS.md):
+/// per element and whose held and kept values take `regsPerElement` registers per element (the
+/// arrays live at once). Measured on the H200 (RESULTS.md, `scripts/gpu-run.sh remote rowsweep`):
 ///  - at most 4 vectors per thread for narrow rows (more threads, more rows in flight);
 ///  - at most 32 registers of held values per thread, so that several blocks share an SM and
-///    one's loads overlap another's arithmetic; 64 where that lets the row fit a cluster;
-///  - G grows in powers of two to 512 threads; wider rows take a cluster of up to 8 blocks of
-///    512 (sm_90): rows of 8 * 512 * 64 = 262,144 f32 elements stay on chip;
+///    one's loads overlap another's arithmetic (ptxas takes about twice that in all); 64 where
+///    that lets the row fit one block of up to 512 threads (fewer threads doing more beat a
+///    cluster);
+///  - wider rows take a cluster of up to 8 blocks (sm_90) of 256 threads, of 512 where 256 do
+///    not hold the row, at 32 registers, else 64: 8 * 512 * 64 = 262,144 f32 elements stay on
+///    chip;
 ///  - beyond that, 512 threads loop over the row in chunks.
 RowPlan planRows(int64_t length, int narrowBytes, double regsPerElement, bool clusters, const Tuning& tuning) {
   RowPlan p;
   p.vec = std::max(1, 16 / std::max(1, narrowBytes));
   while (p.vec > 1 && length % p.vec != 0) p.vec /= 2;
-  // TG_ROW_MAX_GROUP (128-1024) and TG_ROW_REGISTERS (8-128) override the measured defaults.
+  // TG_ROW_MAX_GROUP, TG_ROW_CLUSTER_GROUP (128-1024) and TG_ROW_REGISTERS (8-128) override
+  // the measured defaults.
   const int64_t maxGroup = tuning.rowMaxGroup > 0 ? std::clamp<int64_t>(nextPow2(tuning.rowMaxGroup), 128, 1024) : 512;
-  const int64_t maxCluster = clusters ? 8 : 1;
+  const int64_t clusterGroup =
+      tuning.rowClusterGroup > 0 ? std::clamp<int64_t>(nextPow2(tuning.rowClusterGroup), 128, 1024) : 256;
+  constexpr int64_t kMaxCluster = 8;  // the portable cluster size
   const double registers = tuning.rowRegisters > 0 ? std::clamp(tuning.rowRegisters, 8, 128) : 32;
   const double perElement = std::max(regsPerElement, 0.5);
-  int64_t g = 0, maxItems = 0;
-  for (const double budget : {registers, 2 * registers}) {
-    maxItems = std::max<int64_t>(1, static_cast<int64_t>(budget / (p.vec * perElement)));
-    g = std::clamp<int64_t>(nextPow2(ceilDiv(length, 4 * p.vec)), 1, 32);
-    if (ceilDiv(length, g * p.vec) > maxItems) g = nextPow2(ceilDiv(length, maxItems * p.vec));
-    if (g <= maxGroup * maxCluster) break;
-  }
-  if (g <= maxGroup) {
-    p.group = static_cast<int>(g);
-  } else if (g <= maxGroup * maxCluster) {
-    p.group = static_cast<int>(maxGroup);
-    p.cluster = static_cast<int>(g / maxGroup);
-  } else {
+  const auto itemsFor = [&](double budget) {
+    return std::max<int64_t>(1, static_cast<int64_t>(budget / (p.vec * perElement)));
+  };
+  // Threads per row with at most `budget` registers of held values each.
+  const auto threadsFor = [&](double budget) {
+    int64_t g = std::clamp<int64_t>(nextPow2(ceilDiv(length, 4 * p.vec)), 1, 32);
+    if (ceilDiv(length, g * p.vec) > itemsFor(budget)) g = nextPow2(ceilDiv(length, itemsFor(budget) * p.vec));
+    return g;
+  };
+  bool planned = false;
+  for (const double budget : {registers, 2 * registers})
+    if (const int64_t g = threadsFor(budget); !planned && g <= maxGroup) {
+      p.group = static_cast<int>(g);
+      planned = true;
+    }
+  if (!planned && clusters)
+    for (const double budget : {registers, 2 * registers})
+      for (int64_t block = clusterGroup, g = threadsFor(budget); !planned && block <= std::max(clusterGroup, maxGroup);
+           block *= 2)
+        if (g <= block * kMaxCluster) {
+          p.group = static_cast<int>(std::min(g, block));
+          p.cluster = static_cast<int>(std::max<int64_t>(1, g / block));
+          planned = true;
+        }
+  if (!planned) {
     p.group = static_cast<int>(maxGroup);
     p.looped = true;
-    maxItems = std::max<int64_t>(1, static_cast<int64_t>(registers / (p.vec * perElement)));
   }
   p.block = std::max(128, p.group);
   const int64_t lanes = int64_t(p.group) * p.cluster;
-  p.items = static_cast<int>(std::max<int64_t>(1, p.looped ? maxItems : ceilDiv(length, lanes * p.vec)));
+  p.items = static_cast<int>(std::max<int64_t>(1, p.looped ? itemsFor(registers) : ceilDiv(length, lanes * p.vec)));
   const int64_t chunk = int64_t(p.items) * p.vec * lanes;  // rows of 0 elements: never exact
   p.exact = p.looped ? length % chunk == 0 : length == chunk;
   return p;
@@ -342,16 +359,18 @@ class RowWriter {
   int counter_ = 0;
 };
 
-/// The bits to store of full value `v` (named `name`): a cast to bf16 has rounded it already,
-/// so its top half is the result (tg_bf16_rounded: the same bits as tg_to_bf16, in fewer
-/// instructions, which bf16 row kernels are short of).
-std::string storeRounded(Value v, DType dt, const std::string& name) {
-  std::optional<ir::OpDescription> d = v.getDefiningOp() ? ir::describeOp(v.getDefiningOp()) : std::nullopt;
-  // (Not a cast from bf16: that is the identity, and a bf16 value inside a kernel is f32.)
-  if (dt == DType::BF16 && d && d->kind == graph::OpKind::Cast &&
-      dtypeOfValue(v.getDefiningOp()->getOperand(0)) != DType::BF16)
-    return "tg_bf16_rounded(" + name + ")";
-  return storeConvert(dt, name);
+/// The value to store of full value `v` (named `name`), as f32 where the output is 16-bit:
+/// tg_row_store_16 rounds it, two at a time. A cast to bf16 / f16 from f32 is that rounding,
+/// so the cast's operand is stored instead (the same bits, but NaN: the canonical one).
+bool is16BitFloat(DType dt) { return dt == DType::BF16 || dt == DType::F16; }
+Value storedValue(Value v, DType dt) {
+  Operation* def = v.getDefiningOp();
+  std::optional<ir::OpDescription> d = def ? ir::describeOp(def) : std::nullopt;
+  if (is16BitFloat(dt) && d && d->kind == graph::OpKind::Cast) {
+    const DType from = dtypeOfValue(def->getOperand(0));
+    if (from == DType::F32 || (is16BitFloat(from) && from != dt)) return def->getOperand(0);
+  }
+  return v;
 }
 
 /// The element loop of a pass: `body` runs for every element (k, j) of the thread's chunk
@@ -460,12 +479,19 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   for (auto [j, v] : llvm::enumerate(yield.getValues())) {
     const DType dt = dtypeOfValue(v);
     if (numelOf(v) == rows * length) {  // (with N = 1 a row value is stored this way too)
-      FailureOr<std::string> r = w.fullValue(v, names, outElement);
+      FailureOr<std::string> r = w.fullValue(storedValue(v, dt), names, outElement);
       if (failed(r)) return failure();
       const std::string y = numbered("y", static_cast<long long>(j));
-      outDecl << "    " << storageType(dt) << " " << y << "[kVec];\n";
-      outElement << "        " << y << "[j] = " << storeRounded(v, dt, *r) << ";\n";
-      outStore << "    if (live) tg_row_store(out" << j << " + r * kLength, n0, kLength, " << y << ", vec);\n";
+      const std::string out = "out" + std::to_string(j) + " + r * kLength, n0, kLength, " + y + ", vec);\n";
+      if (is16BitFloat(dt)) {
+        outDecl << "    float " << y << "[kVec];\n";
+        outElement << "        " << y << "[j] = " << *r << ";\n";
+        outStore << "    if (live) tg_row_store_16<" << (dt == DType::BF16 ? "true" : "false") << ">(" << out;
+      } else {
+        outDecl << "    " << storageType(dt) << " " << y << "[kVec];\n";
+        outElement << "        " << y << "[j] = " << storeConvert(dt, *r) << ";\n";
+        outStore << "    if (live) tg_row_store(" << out;
+      }
       fullOutputs.push_back(static_cast<unsigned>(j));
       anyFull = true;
     } else {
@@ -489,11 +515,9 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     for (unsigned arg : w.held()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
     for (unsigned arg : w.columns()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
     for (unsigned j : fullOutputs) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(yield.getOperand(j)))));
-    // Registers per element: every held input and kept value, or (TG_ROW_LIVENESS=1, to be
-    // measured) only those live at once.
-    const int arrays = options.tuning.rowLiveness ? w.peakLiveArrays()
-                                                  : static_cast<int>(w.held().size() + w.kept().size());
-    return planRows(length, narrow, static_cast<double>(arrays), clusters, options.tuning);
+    // Registers per element: the held inputs and kept values live at once (softmax's exp is
+    // born where x dies: one register, not two; RESULTS.md 2026-12-02, TG_ROW_LIVENESS).
+    return planRows(length, narrow, static_cast<double>(w.peakLiveArrays()), clusters, options.tuning);
   };
   if (failed(emitPasses(/*keep=*/true))) return failure();
   RowPlan plan = planFor();
@@ -615,7 +639,9 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + rowTemplate() + rowDefinition;
   int64_t blocks;
   if (plan.cluster > 1) {
-    blocks = std::max<int64_t>(1, rows) * plan.cluster;  // one cluster per row
+    // One cluster per row at most; the executor caps them at those resident at once.
+    blocks = std::max<int64_t>(1, rows) * plan.cluster;
+    e.dims.stridingClusterBlocks = static_cast<uint32_t>(plan.cluster);
   } else {
     const int64_t perBlock = plan.block / plan.group;
     blocks = std::max<int64_t>(1, std::min<int64_t>(ceilDiv(rows, perBlock), int64_t(options.smCount) * 32));

@@ -30,7 +30,7 @@ Tuning tuningFromEnvironment() {
   readInt("TG_BLOCKS_PER_SM", t.blocksPerSm);
   readInt("TG_ROW_REGISTERS", t.rowRegisters);
   readInt("TG_ROW_MAX_GROUP", t.rowMaxGroup);
-  readInt("TG_ROW_LIVENESS", t.rowLiveness);
+  readInt("TG_ROW_CLUSTER_GROUP", t.rowClusterGroup);
   return t;
 }
 

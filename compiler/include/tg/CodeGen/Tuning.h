@@ -32,9 +32,8 @@ struct Tuning {
   int blocksPerSm = 0;       ///< TG_BLOCKS_PER_SM: > 0 caps elementwise grids (grid-stride)
   /// Row kernels (EmitRow.cpp's planRows), to sweep on the GPU machine:
   int rowRegisters = 0;  ///< TG_ROW_REGISTERS: registers of held values per thread (32)
-  int rowMaxGroup = 0;   ///< TG_ROW_MAX_GROUP: threads per block for wide rows, clusters' too (512)
-  /// TG_ROW_LIVENESS=1: plan with the held and kept arrays live at once, not all of them.
-  int rowLiveness = 0;
+  int rowMaxGroup = 0;      ///< TG_ROW_MAX_GROUP: threads per block for wide rows (512)
+  int rowClusterGroup = 0;  ///< TG_ROW_CLUSTER_GROUP: threads per block of a cluster (256)
 };
 
 /// The knobs set in the environment (unset or empty variables keep the defaults).

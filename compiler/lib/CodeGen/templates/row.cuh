@@ -13,8 +13,8 @@
 //                          `live`; `vec`: use 16-byte accesses.
 // Without a cluster, groups stride over the rows; the loop is uniform per block (a group whose
 // row is past the end recomputes the last row without storing it), so every thread takes part
-// in the shuffles and barriers of tg_row_reduce. With a cluster, the grid is exactly one
-// cluster per row.
+// in the shuffles and barriers of tg_row_reduce. With a cluster, each cluster strides over the
+// rows too, all its blocks over the same ones.
 
 // Elements [n0, n0 + V) of a row at p (those below n), with one vector access when `vec` and
 // all V are inside the row; the others are 0.
@@ -136,10 +136,31 @@ __device__ __forceinline__ T tg_row_reduce(T v, Op op) {
   return v;
 }
 
-// The bits of a value that tg_round_bf16 has rounded (a cast to bf16): its top half, with
-// tg_to_bf16's quiet NaN; the same bits as tg_to_bf16 in two instructions instead of six.
-__device__ __forceinline__ unsigned short tg_bf16_rounded(float f) {
-  return (unsigned short)((__float_as_uint(f) >> 16) | (f != f ? 0x40u : 0u));
+// Stores elements [n0, n0 + V) of a row at p (those below n) as bf16 (kBf16) or f16, rounded
+// from f32 two at a time (tg_pack_bf16x2: one instruction on sm_80 and newer, where NaN becomes
+// the canonical NaN), with one vector access when `vec` and all V are inside the row.
+template <bool kBf16, int V, typename Index>
+__device__ __forceinline__ void tg_row_store_16(unsigned short* p, Index n0, Index n, const float (&v)[V], bool vec) {
+  const auto pack = [](float lo, float hi) { return kBf16 ? tg_pack_bf16x2(lo, hi) : tg_pack_f16x2(lo, hi); };
+  if constexpr (V % 2 == 0) {
+    if (vec && n0 + V <= n) {
+      union { uint4 raw[(V + 7) / 8]; unsigned w[V / 2]; } u;
+#pragma unroll
+      for (int i = 0; i < V / 2; ++i) u.w[i] = pack(v[2 * i], v[2 * i + 1]);
+      if constexpr (V % 8 == 0) {
+#pragma unroll
+        for (int c = 0; c < V / 8; ++c) tg_st16(reinterpret_cast<uint4*>(p + n0) + c, u.raw[c]);
+      } else if constexpr (V == 4) {
+        *reinterpret_cast<uint2*>(p + n0) = make_uint2(u.w[0], u.w[1]);
+      } else {
+        *reinterpret_cast<unsigned*>(p + n0) = u.w[0];
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j)
+    if (n0 + j < n) p[n0 + j] = (unsigned short)(pack(v[j], 0.0f) & 0xffffu);
 }
 
 struct TgSumF { __device__ __forceinline__ float operator()(float a, float b) const { return a + b; } };
@@ -151,9 +172,20 @@ struct TgMaxI { __device__ __forceinline__ int operator()(int a, int b) const { 
 extern "C" __global__ void __cluster_dims__(TG_CLUSTER, 1, 1) __launch_bounds__(TG_BLOCK, 1)
     TG_NAME(const TgBody body) {
   typedef TgBody::Index Index;
-  const Index r = (Index)blockIdx.x / TG_CLUSTER;  // the grid is kRows clusters (1 if none)
-  if (r >= TgBody::kRows) return;                  // the whole cluster, so no barrier waits
-  body.row(r, (int)(tg_cluster_rank() * TG_GROUP + threadIdx.x), true, body.aligned());
+  // The grid is at most one cluster per row, fewer where the GPU holds fewer at once (the
+  // executor's cap, LaunchDims::stridingClusterBlocks): each cluster strides over the rows,
+  // all its blocks over the same ones.
+  const Index clusters = (Index)(gridDim.x / TG_CLUSTER);
+  const int lane = (int)(tg_cluster_rank() * TG_GROUP + threadIdx.x);
+  const bool vec = body.aligned();
+  for (Index r = (Index)blockIdx.x / TG_CLUSTER; r < TgBody::kRows; r += clusters) {
+    body.row(r, lane, true, vec);
+#if TG_SLOTS < 2
+    // The next row's reduction writes the shared memory the other blocks read for this one
+    // (with two or more, a reduction's barrier orders the previous row's read of the other).
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+#endif
+  }
   // The other blocks may still read this one's shared memory. Nothing to order (relaxed): a
   // release here would wait for this block's global stores.
   asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
