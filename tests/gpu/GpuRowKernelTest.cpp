@@ -211,11 +211,10 @@ TEST(GpuRowKernels, NormalisationsMatchTheCpuAndFloat64) {
       }
 }
 
-// More rows than the GPU holds clusters at once (at most 132 SMs x 8 blocks of 256 / 4): each
-// cluster strides over several rows, so a row's reductions reuse the shared memory that the
-// previous row's were read from (softmax: two reductions; RMSNorm: one, with a barrier between
-// rows; the variance: a result of one per row too).
-TEST(GpuRowKernels, ClustersStrideOverMoreRowsThanFitAtOnce) {
+// More rows than the GPU holds clusters at once (at most 132 SMs x 8 blocks of 256 / 8): most
+// clusters start after others have finished (softmax: two reductions; RMSNorm: one; the
+// variance: a result of one per row too).
+TEST(GpuRowKernels, ClusterPlansOfMoreRowsThanFitAtOnce) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   constexpr int64_t kRows = 520, kWidth = 65536;
   for (DType dtype : {DType::F32, DType::BF16})

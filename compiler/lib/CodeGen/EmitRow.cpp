@@ -639,9 +639,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + rowTemplate() + rowDefinition;
   int64_t blocks;
   if (plan.cluster > 1) {
-    // One cluster per row at most; the executor caps them at those resident at once.
-    blocks = std::max<int64_t>(1, rows) * plan.cluster;
-    e.dims.stridingClusterBlocks = static_cast<uint32_t>(plan.cluster);
+    blocks = std::max<int64_t>(1, rows) * plan.cluster;  // one cluster per row
   } else {
     const int64_t perBlock = plan.block / plan.group;
     blocks = std::max<int64_t>(1, std::min<int64_t>(ceilDiv(rows, perBlock), int64_t(options.smCount) * 32));

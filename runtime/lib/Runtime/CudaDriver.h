@@ -64,7 +64,6 @@ namespace tg::rt {
   X(cuGraphExecKernelNodeSetParams) \
   X(cuGraphLaunch)                  \
   X(cuLaunchKernel)                 \
-  X(cuOccupancyMaxActiveClusters)   \
   X(cuTensorMapEncodeTiled)
 
 /// Function pointers for the driver entry points tg uses.

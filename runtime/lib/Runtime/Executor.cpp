@@ -6,7 +6,6 @@
 #include "tg/Runtime/KernelCache.h"
 #include "tg/Support/Error.h"
 
-#include <algorithm>
 #include <cstdio>
 
 namespace tg::rt {
@@ -30,15 +29,9 @@ std::vector<std::vector<size_t>> parameterSizes(const Plan& plan) {
 Executor::Executor(Plan plan, Gpu& gpu) : plan_(std::move(plan)), gpu_(gpu) {
   KernelCache& cache = KernelCache::instance();
   for (const KernelSource& k : plan_.kernels) functions_.push_back(cache.function(gpu_, k));
-  for (PlanLaunch& l : plan_.launches) {
+  for (const PlanLaunch& l : plan_.launches)
     if (l.dims.sharedBytes > 48 * 1024)
       gpu_.setMaxDynamicShared(functions_[l.kernel], l.dims.sharedBytes);
-    // Striding clusters: as many as fit at once (whole clusters; at least one).
-    if (const uint32_t c = l.dims.stridingClusterBlocks; c > 0 && l.dims.grid[0] > c) {
-      const int resident = gpu_.maxActiveClusters(functions_[l.kernel], l.dims, c);
-      if (resident > 0) l.dims.grid[0] = std::min<uint32_t>(l.dims.grid[0], static_cast<uint32_t>(resident) * c);
-    }
-  }
   params_ = LaunchParams(parameterSizes(plan_));
   mapBases_.resize(plan_.launches.size());
   for (size_t i = 0; i < plan_.launches.size(); ++i)

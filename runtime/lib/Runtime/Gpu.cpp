@@ -306,30 +306,6 @@ void Gpu::encodeTensorMap(TensorMapBytes& out, const TensorMapSpec& spec, Device
   }
 }
 
-int Gpu::maxActiveClusters(void* function, const LaunchDims& dims, uint32_t clusterBlocks) {
-  CUlaunchAttribute cluster{};
-  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  cluster.value.clusterDim.x = clusterBlocks;
-  cluster.value.clusterDim.y = 1;
-  cluster.value.clusterDim.z = 1;
-  CUlaunchConfig config{};
-  config.gridDimX = dims.grid[0];
-  config.gridDimY = dims.grid[1];
-  config.gridDimZ = dims.grid[2];
-  config.blockDimX = dims.block[0];
-  config.blockDimY = dims.block[1];
-  config.blockDimZ = dims.block[2];
-  config.sharedMemBytes = dims.sharedBytes;
-  config.hStream = static_cast<CUstream>(stream_);
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  int clusters = 0;
-  if (driverOf(driver_).cuOccupancyMaxActiveClusters(&clusters, static_cast<CUfunction>(function), &config) !=
-      CUDA_SUCCESS)
-    return 0;
-  return clusters;
-}
-
 void Gpu::launch(void* function, const LaunchDims& dims, void** args) {
   check(driverOf(driver_).cuLaunchKernel(static_cast<CUfunction>(function), dims.grid[0],
                                          dims.grid[1], dims.grid[2], dims.block[0], dims.block[1],

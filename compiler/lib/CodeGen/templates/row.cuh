@@ -13,8 +13,8 @@
 //                          `live`; `vec`: use 16-byte accesses.
 // Without a cluster, groups stride over the rows; the loop is uniform per block (a group whose
 // row is past the end recomputes the last row without storing it), so every thread takes part
-// in the shuffles and barriers of tg_row_reduce. With a cluster, each cluster strides over the
-// rows too, all its blocks over the same ones.
+// in the shuffles and barriers of tg_row_reduce. With a cluster, the grid is exactly one
+// cluster per row.
 
 // Elements [n0, n0 + V) of a row at p (those below n), with one vector access when `vec` and
 // all V are inside the row; the others are 0.
@@ -172,20 +172,11 @@ struct TgMaxI { __device__ __forceinline__ int operator()(int a, int b) const { 
 extern "C" __global__ void __cluster_dims__(TG_CLUSTER, 1, 1) __launch_bounds__(TG_BLOCK, 1)
     TG_NAME(const TgBody body) {
   typedef TgBody::Index Index;
-  // The grid is at most one cluster per row, fewer where the GPU holds fewer at once (the
-  // executor's cap, LaunchDims::stridingClusterBlocks): each cluster strides over the rows,
-  // all its blocks over the same ones.
-  const Index clusters = (Index)(gridDim.x / TG_CLUSTER);
-  const int lane = (int)(tg_cluster_rank() * TG_GROUP + threadIdx.x);
-  const bool vec = body.aligned();
-  for (Index r = (Index)blockIdx.x / TG_CLUSTER; r < TgBody::kRows; r += clusters) {
-    body.row(r, lane, true, vec);
-#if TG_SLOTS < 2
-    // The next row's reduction writes the shared memory the other blocks read for this one
-    // (with two or more, a reduction's barrier orders the previous row's read of the other).
-    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
-#endif
-  }
+  // One cluster per row. (Clusters striding over the rows, as many as the GPU holds at once,
+  // measured slower on the H200: RESULTS.md, 2026-12-02 15:10.)
+  const Index r = (Index)blockIdx.x / TG_CLUSTER;
+  if (r >= TgBody::kRows) return;  // the whole cluster, so no barrier waits
+  body.row(r, (int)(tg_cluster_rank() * TG_GROUP + threadIdx.x), true, body.aligned());
   // The other blocks may still read this one's shared memory. Nothing to order (relaxed): a
   // release here would wait for this block's global stores.
   asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");

@@ -102,9 +102,6 @@ class Gpu {
   std::unique_ptr<Module> load(const std::string& cubin);
   /// Raises a kernel's dynamic shared memory limit (needed above 48 KiB).
   void setMaxDynamicShared(void* function, uint32_t bytes);
-  /// How many clusters of `clusterBlocks` blocks of `function` launched with `dims` the GPU
-  /// holds at once (cuOccupancyMaxActiveClusters); 0 if the driver cannot say.
-  int maxActiveClusters(void* function, const LaunchDims& dims, uint32_t clusterBlocks);
   /// Launches `function` on tg's stream with `args` (pointers to each argument's value).
   void launch(void* function, const LaunchDims& dims, void** args);
 

@@ -34,11 +34,6 @@ struct LaunchDims {
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
   uint32_t sharedBytes = 0;
-  /// > 0: the kernel runs in clusters of this many blocks that stride over its work (grid[0] /
-  /// this many clusters take every such-th row), so the executor may shrink grid[0] to the
-  /// clusters the GPU holds at once: a cluster launched after others finish would find its
-  /// rows late.
-  uint32_t stridingClusterBlocks = 0;
 };
 
 }  // namespace tg::rt
