@@ -175,6 +175,24 @@ Tolerance float64Tolerance(const std::string& name, DType dtype, const Tensor& e
   return tol;
 }
 
+/// The GPU's results of case `name` against the interpreter's (`want`) and the float64
+/// formula's (`exact`).
+void compareRowResults(const std::string& name, DType dtype, const std::vector<Tensor>& got,
+                       const std::vector<Tensor>& want, const std::vector<Tensor>& exact) {
+  for (size_t o = 0; o < got.size(); ++o) {
+    // Against the kernel's definition: the same f32 steps, but exp approximate (a few ulp) and
+    // the row sums in f32 in another order than the reference's f64, then a 16-bit rounding
+    // that may go the other way (1 ulp); relative to the result's largest value.
+    Tolerance tol;
+    tol.dtypeUlps = dtype == DType::F32 ? 0 : 1;
+    tol.abs = 1e-5 * std::max(1.0, maxAbs(want[o]));
+    tol.rel = 1e-5;
+    tol.rule = "f32 row statistics, |diff| <= 1e-5 (1 + |r|) (+1 ulp of bf16)";
+    compare(got[o], want[o], tol);
+    compare(got[o], exact[o], float64Tolerance(name, dtype, exact[o]));
+  }
+}
+
 TEST(GpuRowKernels, NormalisationsMatchTheCpuAndFloat64) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   constexpr float kShift = 100.0f;
@@ -196,18 +214,7 @@ TEST(GpuRowKernels, NormalisationsMatchTheCpuAndFloat64) {
         ASSERT_EQ(got.size(), want.size());
         const std::vector<Tensor> exact = float64Reference(c.name, in, rows, width);
         ASSERT_EQ(got.size(), exact.size());
-        for (size_t o = 0; o < got.size(); ++o) {
-          // Against the kernel's definition: the same f32 steps, but exp approximate (a few ulp)
-          // and the row sums in f32 in another order than the reference's f64, then a 16-bit
-          // rounding that may go the other way (1 ulp); relative to the result's largest value.
-          Tolerance tol;
-          tol.dtypeUlps = dtype == DType::F32 ? 0 : 1;
-          tol.abs = 1e-5 * std::max(1.0, maxAbs(want[o]));
-          tol.rel = 1e-5;
-          tol.rule = "f32 row statistics, |diff| <= 1e-5 (1 + |r|) (+1 ulp of bf16)";
-          compare(got[o], want[o], tol);
-          compare(got[o], exact[o], float64Tolerance(c.name, dtype, exact[o]));
-        }
+        compareRowResults(c.name, dtype, got, want, exact);
       }
 }
 
@@ -228,15 +235,8 @@ TEST(GpuRowKernels, ClusterPlansOfMoreRowsThanFitAtOnce) {
       const std::vector<Tensor> got = runRowKernel(c, in, want, "in each of a cluster of");
       ASSERT_EQ(got.size(), want.size());
       const std::vector<Tensor> exact = float64Reference(name, in, kRows, kWidth);
-      for (size_t o = 0; o < got.size(); ++o) {
-        Tolerance tol;
-        tol.dtypeUlps = dtype == DType::F32 ? 0 : 1;
-        tol.abs = 1e-5 * std::max(1.0, maxAbs(want[o]));
-        tol.rel = 1e-5;
-        tol.rule = "f32 row statistics, |diff| <= 1e-5 (1 + |r|) (+1 ulp of bf16)";
-        compare(got[o], want[o], tol);
-        compare(got[o], exact[o], float64Tolerance(name, dtype, exact[o]));
-      }
+      ASSERT_EQ(got.size(), exact.size());
+      compareRowResults(name, dtype, got, want, exact);
     }
 }
 
