@@ -359,10 +359,12 @@ class RowWriter {
   int counter_ = 0;
 };
 
-/// The value to store of full value `v` (named `name`), as f32 where the output is 16-bit:
-/// tg_row_store_16 rounds it, two at a time. A cast to bf16 / f16 from f32 is that rounding,
-/// so the cast's operand is stored instead (the same bits, but NaN: the canonical one).
 bool is16BitFloat(DType dt) { return dt == DType::BF16 || dt == DType::F16; }
+
+/// The value whose f32 result is stored for full output `v` of dtype `dt`: where `dt` is
+/// 16-bit, tg_row_store_16 rounds it, two at a time, and a cast to `dt` from f32 (or the other
+/// 16-bit float) is that rounding, so the cast's operand is stored instead (the same bits, but
+/// NaN: the canonical one).
 Value storedValue(Value v, DType dt) {
   Operation* def = v.getDefiningOp();
   std::optional<ir::OpDescription> d = def ? ir::describeOp(def) : std::nullopt;
