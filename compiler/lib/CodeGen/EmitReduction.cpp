@@ -86,10 +86,25 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
   const bool isInt = dtype == DType::I32;
   const char* acc = isInt ? "int" : "float";
   const bool isMax = d->kind == graph::OpKind::ReduceMax;
+  // Columns: reduced dims followed by at least 16 kept elements (`sum(x, {0})`): 32 adjacent
+  // outputs per block, coalesced (templates/columns.cuh), the rows split over enough blocks to
+  // fill the GPU, at least 64 rows each.
+  const std::vector<int64_t>& axes = d->attrs.axes;
+  const int64_t rank = static_cast<int64_t>(inShape.size());
+  const auto [lo, hi] = std::minmax_element(axes.begin(), axes.end());
+  int64_t columns = 1;
+  const bool contiguousAxes = !axes.empty() && *hi - *lo + 1 == static_cast<int64_t>(axes.size());
+  if (contiguousAxes)
+    for (int64_t dim = *hi + 1; dim < rank; ++dim) columns *= inShape[dim];
+  const bool columnKernel = contiguousAxes && *hi + 1 < rank && columns >= 16 && outputs > 0 && reducedCount > 0;
+  const int64_t tiles = (columns + 31) / 32;
+
   std::ostringstream os;
   os << "struct TgBody {\n";
   os << "  typedef " << index << " Index;\n  typedef " << acc << " Acc;\n";
   os << "  static constexpr Index kOutputs = " << outputs << sfx << ";\n";
+  if (columnKernel)
+    os << "  static constexpr Index kColumns = " << columns << sfx << ", kTiles = " << tiles << sfx << ";\n";
   os << "  static constexpr Index kReduced = " << reducedCount << sfx << ";\n";
   for (BlockArgument arg : fusion.getBody().front().getArguments())
     os << "  const " << storageType(dtypeOfValue(arg)) << "* __restrict__ in" << arg.getArgNumber()
@@ -108,24 +123,10 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
   os << "  __device__ __forceinline__ void store(Index o, Acc acc) const { out0[o] = "
      << storeConvert(dtype, value) << "; }\n};\n";
 
-  // Columns: reduced dims followed by at least 16 kept elements (`sum(x, {0})`): 32 adjacent
-  // outputs per block, coalesced (templates/columns.cuh), the rows split over enough blocks to
-  // fill the GPU, at least 64 rows each.
-  const std::vector<int64_t>& axes = d->attrs.axes;
-  const int64_t rank = static_cast<int64_t>(inShape.size());
-  const auto [lo, hi] = std::minmax_element(axes.begin(), axes.end());
-  int64_t columns = 1;
-  const bool contiguousAxes = !axes.empty() && *hi - *lo + 1 == static_cast<int64_t>(axes.size());
-  if (contiguousAxes)
-    for (int64_t dim = *hi + 1; dim < rank; ++dim) columns *= inShape[dim];
-  if (contiguousAxes && *hi + 1 < rank && columns >= 16 && outputs > 0 && reducedCount > 0) {
-    const int64_t tiles = (columns + 31) / 32, groups = outputs / columns * tiles;
+  if (columnKernel) {
+    const int64_t groups = outputs / columns * tiles;
     const int64_t split = std::clamp<int64_t>((int64_t(options.smCount) * 16 + groups - 1) / groups, 1,
                                               std::max<int64_t>(1, reducedCount / 64));
-    std::string body = os.str();
-    body.insert(body.find("  static constexpr Index kReduced"),
-                "  static constexpr Index kColumns = " + std::to_string(columns) + sfx +
-                    ", kTiles = " + std::to_string(tiles) + sfx + ";\n");
     std::ostringstream summary;
     summary << "reduction: " << reduce->getName().stripDialect().str() << " of columns of "
             << reducedCount << " elements (stride " << columns << ") into " << outputs
@@ -135,7 +136,7 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
     e.kernel.name = name;
     e.kernel.summary = summary.str();
     e.kernel.source = kernelHeader(name, summary.str()) + "#define TG_SPLIT " + std::to_string(split) +
-                      "\n" + body + columnsTemplate();
+                      "\n" + os.str() + columnsTemplate();
     if (failed(setGrid(e, fusion, groups * split))) return failure();
     e.dims.block[0] = 256;
     return e;

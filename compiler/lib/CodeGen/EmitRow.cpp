@@ -101,22 +101,25 @@ RowPlan planRows(int64_t length, int narrowBytes, double regsPerElement, bool cl
     if (ceilDiv(length, g * p.vec) > itemsFor(budget)) g = nextPow2(ceilDiv(length, itemsFor(budget) * p.vec));
     return g;
   };
-  bool planned = false;
-  for (const double budget : {registers, 2 * registers})
-    if (const int64_t g = threadsFor(budget); !planned && g <= maxGroup) {
-      p.group = static_cast<int>(g);
-      planned = true;
-    }
-  if (!planned && clusters)
+  // One block (at `registers`, then twice that), else a cluster of blocks of clusterGroup
+  // threads or more (the same two budgets); false when no cluster holds the row either.
+  const auto onChip = [&] {
     for (const double budget : {registers, 2 * registers})
-      for (int64_t block = clusterGroup, g = threadsFor(budget); !planned && block <= std::max(clusterGroup, maxGroup);
-           block *= 2)
+      if (const int64_t g = threadsFor(budget); g <= maxGroup) {
+        p.group = static_cast<int>(g);
+        return true;
+      }
+    if (!clusters) return false;
+    for (const double budget : {registers, 2 * registers})
+      for (int64_t block = clusterGroup, g = threadsFor(budget); block <= std::max(clusterGroup, maxGroup); block *= 2)
         if (g <= block * kMaxCluster) {
           p.group = static_cast<int>(std::min(g, block));
           p.cluster = static_cast<int>(std::max<int64_t>(1, g / block));
-          planned = true;
+          return true;
         }
-  if (!planned) {
+    return false;
+  };
+  if (!onChip()) {
     p.group = static_cast<int>(maxGroup);
     p.looped = true;
   }
