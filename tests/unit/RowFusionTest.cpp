@@ -178,10 +178,10 @@ TEST(RowFusion, RowsOfNoElementCompileWithNvrtc) {
   EXPECT_FALSE(r.cubin.empty());
 }
 
-// The row plan's knobs (Tuning.h, for the GPU machine's rowsweep): softmax keeps exp(x - max)
-// between its passes; counted with x (the default) it takes twice the registers per element,
-// by liveness (x dies where exp is born) once, as a plain row would; the register budget and
-// the threads per block for wide rows change the plan as asked.
+// The row plan and its knobs (Tuning.h, for the GPU machine's rowsweep): softmax keeps
+// exp(x - max) between its passes, but x dies where exp is born, so the plan counts one
+// register per element, as a plain row would; the register budget and the threads per block
+// of a cluster change the plan as asked.
 TEST(RowFusion, PlanKnobsChangeThePlan) {
   const auto summary = [&](int64_t length, const tg::codegen::Tuning& tuning) {
     const std::string ir = tgtest::traceIr({{{64, length}, DType::F32}},

@@ -35,6 +35,7 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <algorithm>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -389,47 +390,44 @@ std::string elementLoop(const std::string& body, const std::string& perStep) {
          body + "      }\n    }\n";
 }
 
-}  // namespace
+/// A row pass: the row-scope lines before it, its element loop's body and per-step column
+/// loads, written against the plan's constants (kItems, kVec, kLanes, kExact, base), and the
+/// row-scope lines after it (the group combine).
+struct Pass {
+  std::string before;   ///< row-scope lines before the pass
+  std::string body;     ///< the element loop's body
+  std::string perStep;  ///< loads of the column inputs it reads, per vector step
+  std::string after;    ///< row-scope lines after it (the group combine)
+};
 
-FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, const CodeGenOptions& options) {
-  Block& body = fusion.getBody().front();
-  auto yield = cast<ir::YieldOp>(body.getTerminator());
-  Operation* first = nullptr;
-  for (Operation& op : body)
-    if (isReductionOp(&op)) {
-      first = &op;
-      break;
-    }
-  if (!first) return fusion.emitOpError("is a row kernel without a reduction");
-  const RowDomain d = *rowDomainOf(first);  // the verifier checked every reduction's rows
-  const int64_t rows = d.rows, length = d.length;
-  std::string sfx;
-  // Row indices run past kRows by at most a grid's worth of rows (the stride loop).
-  const std::string index = indexType(rows * length + int64_t(options.smCount) * 32 * 128 + 64, sfx);
-  // The passes, written against the plan's constants (kItems, kVec, kLanes, kExact, base), and
-  // the row-scope lines between them.
-  struct Pass {
-    std::string before;  ///< row-scope lines before the pass
-    std::string body;    ///< the element loop's body
-    std::string perStep; ///< loads of the column inputs it reads, per vector step
-    std::string after;   ///< row-scope lines after it (the group combine)
-  };
+/// The text of a row kernel's row() that does not depend on the plan: the passes, the
+/// row-scope lines after the last, and the outputs (full ones in a last pass, a vector per
+/// output per step; those of one per row by lane 0).
+struct RowText {
+  explicit RowText(RowWriter w) : writer(std::move(w)) {}
+  RowWriter writer;
   std::vector<Pass> passes;
   std::ostringstream rowScope, outDecl, outElement, outStore, rowOut;
-  int slots = 0;
-  bool anyFull = false;
+  std::string outputColumns;  ///< the output pass's per-step column loads
+  int slots = 0;              ///< reductions (shared-memory slots)
   std::vector<unsigned> fullOutputs;
-  std::string outputColumns;
-  std::optional<RowWriter> writer;
-  const auto emitPasses = [&](bool keep) -> LogicalResult {
-  writer.emplace(fusion, d, sfx, options.precision);
-  RowWriter& w = *writer;
+};
+
+/// Writes the row text of `fusion`; with `keep`, costly full values a later pass needs again
+/// are kept in registers (RowWriter::allowKeeping).
+FailureOr<std::unique_ptr<RowText>> writeRow(ir::FusionOp fusion, const RowDomain& d, const std::string& sfx,
+                                             const CodeGenOptions& options, bool keep) {
+  Block& body = fusion.getBody().front();
+  auto yield = cast<ir::YieldOp>(body.getTerminator());
+  const int64_t rows = d.rows, length = d.length;
+  auto text = std::make_unique<RowText>(RowWriter(fusion, d, sfx, options.precision));
+  RowWriter& w = text->writer;
   w.allowKeeping(keep);
-  passes.clear();
-  for (std::ostringstream* o : {&rowScope, &outDecl, &outElement, &outStore, &rowOut}) o->str("");
-  slots = 0;
-  anyFull = false;
-  fullOutputs.clear();
+  std::vector<Pass>& passes = text->passes;
+  std::ostringstream &rowScope = text->rowScope, &outDecl = text->outDecl, &outElement = text->outElement,
+                     &outStore = text->outStore, &rowOut = text->rowOut;
+  int& slots = text->slots;
+  std::vector<unsigned>& fullOutputs = text->fullOutputs;
   for (Operation& op : body) {
     if (isLayoutOp(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
     std::optional<ir::OpDescription> desc = ir::describeOp(&op);
@@ -498,7 +496,6 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
         outStore << "    if (live) tg_row_store(" << out;
       }
       fullOutputs.push_back(static_cast<unsigned>(j));
-      anyFull = true;
     } else {
       FailureOr<std::string> r = w.rowValue(v, rowOut);
       if (failed(r)) return failure();
@@ -506,31 +503,58 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     }
   }
 
-  outputColumns = w.passColumnLoads(body);
-  return success();
-  };
+  text->outputColumns = w.passColumnLoads(body);
+  return text;
+}
 
-  // The plan, from the row tensors: the inputs held in registers and the kept values (one
-  // register per element each), the column inputs and the full outputs. Values are kept only
-  // while the row stays on chip.
+/// The plan for the row text `t` of `fusion` (rows of `length`), from the row tensors: the
+/// inputs held in registers and the kept values live at once (softmax's exp is born where x
+/// dies: one register per element, not two; RESULTS.md 2026-12-02, TG_ROW_LIVENESS), the
+/// column inputs and the full outputs.
+RowPlan planFor(ir::FusionOp fusion, const RowText& t, int64_t length, const CodeGenOptions& options) {
+  Block& body = fusion.getBody().front();
+  auto yield = cast<ir::YieldOp>(body.getTerminator());
+  const RowWriter& w = t.writer;
+  int narrow = 16;
+  for (unsigned arg : w.held()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
+  for (unsigned arg : w.columns()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
+  for (unsigned j : t.fullOutputs) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(yield.getOperand(j)))));
   const bool clusters = archNumber(options.arch) >= 90;
-  const auto planFor = [&] {
-    const RowWriter& w = *writer;
-    int narrow = 16;
-    for (unsigned arg : w.held()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
-    for (unsigned arg : w.columns()) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(body.getArgument(arg)))));
-    for (unsigned j : fullOutputs) narrow = std::min(narrow, static_cast<int>(dtype_size(dtypeOfValue(yield.getOperand(j)))));
-    // Registers per element: the held inputs and kept values live at once (softmax's exp is
-    // born where x dies: one register, not two; RESULTS.md 2026-12-02, TG_ROW_LIVENESS).
-    return planRows(length, narrow, static_cast<double>(w.peakLiveArrays()), clusters, options.tuning);
-  };
-  if (failed(emitPasses(/*keep=*/true))) return failure();
-  RowPlan plan = planFor();
-  if (plan.looped && !writer->kept().empty()) {
-    if (failed(emitPasses(/*keep=*/false))) return failure();
-    plan = planFor();
+  return planRows(length, narrow, static_cast<double>(w.peakLiveArrays()), clusters, options.tuning);
+}
+
+}  // namespace
+
+FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, const CodeGenOptions& options) {
+  Block& body = fusion.getBody().front();
+  auto yield = cast<ir::YieldOp>(body.getTerminator());
+  Operation* first = nullptr;
+  for (Operation& op : body)
+    if (isReductionOp(&op)) {
+      first = &op;
+      break;
+    }
+  if (!first) return fusion.emitOpError("is a row kernel without a reduction");
+  const RowDomain d = *rowDomainOf(first);  // the verifier checked every reduction's rows
+  const int64_t rows = d.rows, length = d.length;
+  std::string sfx;
+  // Row indices run past kRows by at most a grid's worth of rows (the stride loop).
+  const std::string index = indexType(rows * length + int64_t(options.smCount) * 32 * 128 + 64, sfx);
+
+  // Values are kept only while the row stays on chip.
+  FailureOr<std::unique_ptr<RowText>> written = writeRow(fusion, d, sfx, options, /*keep=*/true);
+  if (failed(written)) return failure();
+  RowPlan plan = planFor(fusion, **written, length, options);
+  if (plan.looped && !(*written)->writer.kept().empty()) {
+    written = writeRow(fusion, d, sfx, options, /*keep=*/false);
+    if (failed(written)) return failure();
+    plan = planFor(fusion, **written, length, options);
   }
-  RowWriter& w = *writer;
+  RowText& text = **written;
+  RowWriter& w = text.writer;
+  std::vector<Pass>& passes = text.passes;
+  const std::vector<unsigned>& fullOutputs = text.fullOutputs;
+  const bool anyFull = !fullOutputs.empty();
   // The pass that computes a kept value stores it; the other markers go.
   const auto resolveKept = [&](std::string text) {
     for (const RowWriter::Kept& k : w.kept()) {
@@ -545,7 +569,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     return text;
   };
   for (Pass& p : passes) p.body = resolveKept(p.body);
-  const std::string outElementText = resolveKept(outElement.str());
+  const std::string outElementText = resolveKept(text.outElement.str());
 
   // Loads of the held inputs into registers, converted to f32 (i32): once (the row fits) or
   // in every pass (looped).
@@ -578,7 +602,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     for (const RowWriter::Kept& k : w.kept()) row << "  float " << k.array << "[kItems][kVec];\n";
   }
   for (const Pass& p : passes) row << p.before << passText(p) << p.after;
-  row << rowScope.str();
+  row << text.rowScope.str();
   if (anyFull) {
     // The output pass stores a vector per output per step: its element loop is written out
     // with the declarations before and the stores after the inner loop.
@@ -587,21 +611,21 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
                               "        const Index n = n0 + j;\n"
                               "        if (!kExact && n >= kLength) continue;\n" +
                               outElementText + "      }\n";
-    std::string decl = outDecl.str(), store = outStore.str();
+    std::string decl = text.outDecl.str(), store = text.outStore.str();
     // Tail elements of a partial vector are never stored; zero them for a defined value.
     std::string zero;
     for (unsigned j : fullOutputs)
       zero += "    if (!kExact) for (int j = 0; j < kVec; ++j) " + numbered("y", j) + "[j] = 0;\n";
     const std::string step = "#pragma unroll\n    for (int k = 0; k < kItems; ++k) {\n"
                              "      const Index n0 = base + ((Index)k * kLanes + lane) * kVec;\n" +
-                             outputColumns + decl + zero + inner + store + "    }\n";
+                             text.outputColumns + decl + zero + inner + store + "    }\n";
     if (plan.looped)
       t << "  for (Index base = 0; base < kLength; base += kChunk) {\n" << loads.str() << "  " << step << "  }\n";
     else
       t << "  " << step;
     row << t.str();
   }
-  row << rowOut.str();
+  row << text.rowOut.str();
 
   std::ostringstream os;
   os << "struct TgBody {\n";
@@ -640,7 +664,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   e.kernel.summary = summary.str();
   std::ostringstream defines;
   defines << "#define TG_BLOCK " << plan.block << "\n#define TG_GROUP " << plan.group
-          << "\n#define TG_CLUSTER " << plan.cluster << "\n#define TG_SLOTS " << slots << "\n";
+          << "\n#define TG_CLUSTER " << plan.cluster << "\n#define TG_SLOTS " << text.slots << "\n";
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + rowTemplate() + rowDefinition;
   int64_t blocks;
   if (plan.cluster > 1) {
