@@ -1,7 +1,8 @@
 //===- RandomGraphImpl.h - The random program generator's parts (internal) ===//
 //
-// Shared by RandomGraph.cpp (the program, its sensitivity analysis and the elementwise steps
-// of randomProgram(seed)), RandomGraphSteps.cpp (the steps of the richer generator:
+// Shared by RandomGraph.cpp (the program and its sensitivity analysis),
+// RandomGraphElementwise.cpp (the elementwise steps of randomProgram(seed), and of the richer
+// generator's menu), RandomGraphSteps.cpp (the other steps of the richer generator:
 // reductions, softmax/layer_norm, matmuls, layout, casts, constants, graph breaks and checks)
 // and RandomGraphNoise.cpp (how far the GPU may differ from the reference for each op: the
 // tolerance model). Public API only, like the rest of tests/common.
