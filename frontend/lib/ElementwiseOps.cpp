@@ -22,6 +22,16 @@ Tensor sigmoid(const Tensor& x, Loc loc) { return unary(OpKind::Sigmoid, x, loc)
 Tensor relu(const Tensor& x, Loc loc) { return unary(OpKind::Relu, x, loc); }
 Tensor sqrt(const Tensor& x, Loc loc) { return unary(OpKind::Sqrt, x, loc); }
 Tensor rsqrt(const Tensor& x, Loc loc) { return unary(OpKind::Rsqrt, x, loc); }
+Tensor sin(const Tensor& x, Loc loc) { return unary(OpKind::Sin, x, loc); }
+Tensor cos(const Tensor& x, Loc loc) { return unary(OpKind::Cos, x, loc); }
+Tensor erf(const Tensor& x, Loc loc) { return unary(OpKind::Erf, x, loc); }
+Tensor exp2(const Tensor& x, Loc loc) { return unary(OpKind::Exp2, x, loc); }
+Tensor log2(const Tensor& x, Loc loc) { return unary(OpKind::Log2, x, loc); }
+Tensor floor(const Tensor& x, Loc loc) { return unary(OpKind::Floor, x, loc); }
+Tensor ceil(const Tensor& x, Loc loc) { return unary(OpKind::Ceil, x, loc); }
+Tensor round(const Tensor& x, Loc loc) { return unary(OpKind::Round, x, loc); }
+Tensor sign(const Tensor& x, Loc loc) { return unary(OpKind::Sign, x, loc); }
+Tensor silu(const Tensor& x, Loc loc) { return unary(OpKind::Silu, x, loc); }
 Tensor gelu(const Tensor& x, Gelu approximate, Loc loc) {
   graph::OpAttrs attrs;
   attrs.gelu = approximate == Gelu::Tanh ? graph::GeluApprox::Tanh : graph::GeluApprox::Erf;
@@ -75,6 +85,34 @@ Tensor minimum(const Tensor& a, const Tensor& b, Loc loc) {
 }
 Tensor minimum(const Tensor& a, Scalar b, Loc loc) {
   return withScalar(OpKind::Minimum, a, b.value, loc);
+}
+
+Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi, Loc loc) {
+  if (!x.defined() || !lo.defined() || !hi.defined())
+    fail("clamp", "operand is an undefined tensor", loc);
+  for (const Tensor* bound : {&lo, &hi})
+    if (bound->dtype() != x.dtype())
+      fail("clamp",
+           std::string("bounds must have the input's dtype (") + dtype_name(x.dtype()) + "), got " +
+               dtype_name(bound->dtype()) + "; tg does not promote implicitly, use tg::cast",
+           loc);
+  std::optional<Shape> xl = graph::broadcastShapes(x.shape(), lo.shape());
+  std::optional<Shape> shape = xl ? graph::broadcastShapes(*xl, hi.shape()) : std::nullopt;
+  if (!shape)
+    fail("clamp",
+         "shapes " + format_shape(x.shape()) + ", " + format_shape(lo.shape()) + " and " +
+             format_shape(hi.shape()) + " do not broadcast",
+         loc);
+  return apply(OpKind::Clamp, {},
+               {detail::broadcastTo(x, *shape, "clamp", loc), detail::broadcastTo(lo, *shape, "clamp", loc),
+                detail::broadcastTo(hi, *shape, "clamp", loc)},
+               loc);
+}
+
+Tensor clamp(const Tensor& x, Scalar lo, Scalar hi, Loc loc) {
+  if (!x.defined()) fail("clamp", "operand is an undefined tensor", loc);
+  return clamp(x, detail::scalarLike(x, lo.value, "clamp", loc), detail::scalarLike(x, hi.value, "clamp", loc),
+               loc);
 }
 
 static graph::OpAttrs predicate(graph::CmpPredicate p) {

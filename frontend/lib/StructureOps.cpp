@@ -89,6 +89,40 @@ Tensor mean(const Tensor& x, std::vector<int64_t> axes, bool keepdims, Loc loc) 
   return reduce(OpKind::ReduceMean, x, std::move(axes), keepdims, loc);
 }
 
+Tensor min(const Tensor& x, std::vector<int64_t> axes, bool keepdims, Loc loc) {
+  return reduce(OpKind::ReduceMin, x, std::move(axes), keepdims, loc);
+}
+Tensor prod(const Tensor& x, std::vector<int64_t> axes, bool keepdims, Loc loc) {
+  return reduce(OpKind::ReduceProd, x, std::move(axes), keepdims, loc);
+}
+
+static Tensor argReduce(OpKind kind, const Tensor& x, int64_t axis, bool keepdims, const Loc& loc) {
+  if (!x.defined()) fail(graph::opName(kind), "operand is an undefined tensor", loc);
+  std::optional<int64_t> a = graph::normalizeAxis(axis, x.rank());
+  if (!a)
+    fail(graph::opName(kind), "axis " + std::to_string(axis) + " is out of range for rank " +
+                                  std::to_string(x.rank()), loc);
+  graph::OpAttrs attrs;
+  attrs.axes = {*a};
+  attrs.keepDims = keepdims;
+  return apply(kind, attrs, {x}, loc);
+}
+
+Tensor argmax(const Tensor& x, int64_t axis, bool keepdims, Loc loc) {
+  return argReduce(OpKind::ArgMax, x, axis, keepdims, loc);
+}
+Tensor argmin(const Tensor& x, int64_t axis, bool keepdims, Loc loc) {
+  return argReduce(OpKind::ArgMin, x, axis, keepdims, loc);
+}
+Tensor argmax(const Tensor& x, Loc loc) {
+  if (!x.defined()) fail("argmax", "operand is an undefined tensor", loc);
+  return argReduce(OpKind::ArgMax, reshape(x, {x.numel()}, loc), 0, false, loc);
+}
+Tensor argmin(const Tensor& x, Loc loc) {
+  if (!x.defined()) fail("argmin", "operand is an undefined tensor", loc);
+  return argReduce(OpKind::ArgMin, reshape(x, {x.numel()}, loc), 0, false, loc);
+}
+
 Tensor softmax(const Tensor& x, int64_t axis, Loc loc) {
   if (!x.defined()) fail("softmax", "operand is an undefined tensor", loc);
   std::optional<int64_t> a = graph::normalizeAxis(axis, x.rank());

@@ -1,6 +1,7 @@
 //===- OpCases.cpp - The (op, dtype) table --------------------------------===//
 #include "OpCases.h"
 
+#include <bit>
 #include <climits>
 #include <cmath>
 
@@ -60,6 +61,17 @@ class Builder {
                   U{"relu", [](const Tensor& x) { return tg::relu(x); }}})
         add(std::string(u.name) + "/" + dt(d), u.name, d, {{s, d}}, {plain(d)},
             [f = u.fn](const Args& a) { return f(a[0]); });
+    for (DType d : kNumeric)
+      add("sign/" + dt(d), "sign", d, {{s, d}}, {d == DType::I32 ? Domain::Int : Domain::Halves},
+          [](const Args& a) { return tg::sign(a[0]); });
+    // clamp: tensor bounds (lo > hi in some elements: the result is hi there), and scalars.
+    for (DType d : kNumeric) {
+      add("clamp/" + dt(d), "clamp", d, {{s, d}, {s, d}, {{129}, d}}, {plain(d), plain(d), plain(d)},
+          [](const Args& a) { return tg::clamp(a[0], a[1], a[2]); });
+      const bool isInt = d == DType::I32;
+      add("clamp_scalar/" + dt(d), "clamp", d, {{s, d}}, {plain(d)},
+          [isInt](const Args& a) { return isInt ? tg::clamp(a[0], -500, 70000) : tg::clamp(a[0], -0.5, 1.25); });
+    }
     // Unary, floats.
     struct FU {
       const char* name;
@@ -76,9 +88,23 @@ class Builder {
                    FU{"gelu_tanh", Domain::Normal,
                       [](const Tensor& x) { return tg::gelu(x, tg::Gelu::Tanh); }},
                    FU{"sqrt", Domain::Positive, [](const Tensor& x) { return tg::sqrt(x); }},
-                   FU{"rsqrt", Domain::Positive, [](const Tensor& x) { return tg::rsqrt(x); }}})
+                   FU{"rsqrt", Domain::Positive, [](const Tensor& x) { return tg::rsqrt(x); }},
+                   FU{"sin", Domain::Wide, [](const Tensor& x) { return tg::sin(x); }},
+                   FU{"cos", Domain::Wide, [](const Tensor& x) { return tg::cos(x); }},
+                   FU{"erf", Domain::Normal, [](const Tensor& x) { return tg::erf(x); }},
+                   FU{"exp2", Domain::Normal, [](const Tensor& x) { return tg::exp2(x); }},
+                   FU{"log2", Domain::Positive, [](const Tensor& x) { return tg::log2(x); }},
+                   FU{"silu", Domain::Normal, [](const Tensor& x) { return tg::silu(x); }}})
         add(std::string(u.name) + "/" + dt(d), u.name, d, {{s, d}}, {u.domain},
             [f = u.fn](const Args& a) { return f(a[0]); }, Accuracy::Elementwise);
+    // Rounding: exact on both sides (halves included).
+    for (DType d : kFloats)
+      for (FU u : {FU{"floor", Domain::Halves, [](const Tensor& x) { return tg::floor(x); }},
+                   FU{"ceil", Domain::Halves, [](const Tensor& x) { return tg::ceil(x); }},
+                   FU{"round", Domain::Halves, [](const Tensor& x) { return tg::round(x); }},
+                   FU{"round_wide", Domain::Wide, [](const Tensor& x) { return tg::round(x); }}})
+        add(std::string(u.name) + "/" + dt(d), std::string(u.name).substr(0, std::string(u.name).find('_')), d,
+            {{s, d}}, {u.domain}, [f = u.fn](const Args& a) { return f(a[0]); });
 
     // Binary, numeric (div: the divisor away from zero; i32 divisors are never zero).
     struct B {
@@ -186,6 +212,8 @@ class Builder {
         {"reduce_sum", [](const Tensor& x, std::vector<int64_t> ax, bool k) { return tg::sum(x, ax, k); }, false},
         {"reduce_max", [](const Tensor& x, std::vector<int64_t> ax, bool k) { return tg::max(x, ax, k); }, false},
         {"reduce_mean", [](const Tensor& x, std::vector<int64_t> ax, bool k) { return tg::mean(x, ax, k); }, true},
+        {"reduce_min", [](const Tensor& x, std::vector<int64_t> ax, bool k) { return tg::min(x, ax, k); }, false},
+        {"reduce_prod", [](const Tensor& x, std::vector<int64_t> ax, bool k) { return tg::prod(x, ax, k); }, false},
     };
     struct Axes {
       std::vector<int64_t> axes;
@@ -198,19 +226,44 @@ class Builder {
     for (const R& r : reducers)
       for (DType d : kNumeric) {
         if (r.floatsOnly && d == DType::I32) continue;
-        for (const Axes& ax : axesSets) {
-          std::string op = r.name;
-          Accuracy acc = op == "reduce_max" || d == DType::I32 ? Accuracy::Exact : Accuracy::Reduction;
-          add(op + join(ax.axes) + (ax.keep ? "k" : "") + "/" + dt(d), op, d, {{s, d}},
-              {d == DType::I32 ? Domain::SmallInt : Domain::Normal},
+        const std::string op = r.name;
+        const bool extreme = op == "reduce_max" || op == "reduce_min";
+        const bool product = op == "reduce_prod";
+        const Accuracy acc = extreme || d == DType::I32 ? Accuracy::Exact : Accuracy::Reduction;
+        const Domain domain = d == DType::I32 ? Domain::SmallInt : product ? Domain::NearOne : Domain::Normal;
+        for (const Axes& ax : axesSets)
+          add(op + join(ax.axes) + (ax.keep ? "k" : "") + "/" + dt(d), op, d, {{s, d}}, {domain},
               [f = r.fn, ax](const Args& a) { return f(a[0], ax.axes, ax.keep); }, acc, ax.count);
-        }
-        // Few, long reductions: a block per output.
-        std::string op = r.name;
-        Accuracy acc = op == "reduce_max" || d == DType::I32 ? Accuracy::Exact : Accuracy::Reduction;
-        add(op + "_long/" + dt(d), op, d, {{{3, 5000}, d}},
-            {d == DType::I32 ? Domain::SmallInt : Domain::Normal},
+        // Few, long reductions: a row kernel of 5000; a split reduction kernel of 40000.
+        add(op + "_long/" + dt(d), op, d, {{{3, 5000}, d}}, {domain},
             [f = r.fn](const Args& a) { return f(a[0], {1}, false); }, acc, 5000);
+        if (!product)
+          add(op + "_split/" + dt(d), op, d, {{{2, 40000}, d}}, {domain},
+              [f = r.fn](const Args& a) { return f(a[0], {1}, false); }, acc, 40000);
+      }
+    // argmax / argmin: one axis each (a column kernel, a row kernel, a warp per output), kept
+    // or not, the flattened form, a long row and a split one. bf16 and i32 inputs tie often:
+    // the lowest index wins.
+    struct A {
+      const char* name;
+      Tensor (*fn)(const Tensor&, int64_t, bool);
+      Tensor (*flat)(const Tensor&);
+    };
+    for (A r : {A{"argmax", [](const Tensor& x, int64_t ax, bool k) { return tg::argmax(x, ax, k); },
+                  [](const Tensor& x) { return tg::argmax(x); }},
+                A{"argmin", [](const Tensor& x, int64_t ax, bool k) { return tg::argmin(x, ax, k); },
+                  [](const Tensor& x) { return tg::argmin(x); }}})
+      for (DType d : kNumeric) {
+        const Domain domain = d == DType::I32 ? Domain::SmallInt : Domain::Normal;
+        for (auto [axis, keep] : {std::pair<int64_t, bool>{0, false}, {2, false}, {1, true}, {-1, true}})
+          add(std::string(r.name) + "[" + std::to_string(axis) + "]" + (keep ? "k" : "") + "/" + dt(d), r.name,
+              d, {{s, d}}, {domain}, [f = r.fn, axis, keep](const Args& a) { return f(a[0], axis, keep); });
+        add(std::string(r.name) + "_flat/" + dt(d), r.name, d, {{s, d}}, {domain},
+            [f = r.flat](const Args& a) { return f(a[0]); });
+        add(std::string(r.name) + "_long/" + dt(d), r.name, d, {{{3, 5000}, d}}, {domain},
+            [f = r.fn](const Args& a) { return f(a[0], 1, false); });
+        add(std::string(r.name) + "_split/" + dt(d), r.name, d, {{{2, 40000}, d}}, {domain},
+            [f = r.fn](const Args& a) { return f(a[0], 1, false); });
       }
   }
 
@@ -307,6 +360,8 @@ Tensor onCpu(const tg::TensorSpec& spec, Domain domain, uint64_t seed) {
       case Domain::Positive: x = std::fabs(x) + 0.5f; break;
       case Domain::AwayFromZero: x = x < 0 ? x - 0.5f : x + 0.5f; break;
       case Domain::Wide: x = x * 1000.0f + 0.375f; break;
+      case Domain::Halves: x = std::nearbyint(x * 8.0f) * 0.5f; break;  // -0 where x * 8 is in (-0.5, 0)
+      case Domain::NearOne: x = (1.0f + x * 0.1f) * ((std::bit_cast<uint32_t>(x) >> 3) % 2 ? -1.0f : 1.0f); break;
       default: break;
     }
   }

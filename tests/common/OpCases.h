@@ -29,7 +29,9 @@ enum class Domain {
   Half,          ///< randn * 0.5 (pow exponents)
   Positive,      ///< abs(randn) + 0.5
   AwayFromZero,  ///< randn pushed 0.5 away from zero (divisors)
-  Wide,          ///< randn * 1000 with fractions (float -> i32 casts)
+  Wide,          ///< randn * 1000 with fractions (float -> i32 casts, sin/cos range reduction)
+  Halves,        ///< multiples of 0.5 around zero, -0 and 0 included (round, floor, sign)
+  NearOne,       ///< +-(1 + randn / 10) (products)
   Int,           ///< non-zero i32 in [-100000, 100000], with INT_MIN, INT_MAX, 2^24 + 1 mixed in
   SmallInt,      ///< non-zero i32 in [-1000, 1000] (for sums that must not overflow)
   Bool,          ///< random true / false

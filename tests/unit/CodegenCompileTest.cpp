@@ -293,6 +293,10 @@ TEST(CodegenCompile, CaseTableCoversEveryOpKindAndAcceptedDType) {
         case OpKind::ReduceSum:
         case OpKind::ReduceMax:
         case OpKind::ReduceMean:
+        case OpKind::ReduceMin:
+        case OpKind::ReduceProd:
+        case OpKind::ArgMax:
+        case OpKind::ArgMin:
           attrs.axes = {0};
           operands = {{d, {2, 3}}};
           break;
@@ -308,7 +312,9 @@ TEST(CodegenCompile, CaseTableCoversEveryOpKindAndAcceptedDType) {
           operands = {{d, {3}}};
           break;
         default:
-          if (tg::graph::isBinaryElementwise(kind) || kind == OpKind::Compare)
+          if (kind == OpKind::Clamp)
+            operands = {{d, {3}}, {d, {3}}, {d, {3}}};
+          else if (tg::graph::isBinaryElementwise(kind) || kind == OpKind::Compare)
             operands = {{d, {3}}, {d, {3}}};
           else
             operands = {{d, {3}}};

@@ -71,6 +71,26 @@ std::vector<UnaryCase> unaryCases() {
        {0, 0}, {1, 0}},
       {OpKind::Rsqrt, GeluApprox::Erf, "rsqrt", 0.01, 100,
        [](double x) { return 1.0 / std::sqrt(x); }, {3, 0}, {1, 0}},
+      {OpKind::Sin, GeluApprox::Erf, "sin", -100, 100, [](double x) { return std::sin(x); },
+       {2, 1e-7}, {1, 0}},
+      {OpKind::Cos, GeluApprox::Erf, "cos", -100, 100, [](double x) { return std::cos(x); },
+       {2, 1e-7}, {1, 0}},
+      {OpKind::Erf, GeluApprox::Erf, "erf", -4, 4, [](double x) { return std::erf(x); },
+       {2, 0}, {1, 0}},
+      {OpKind::Exp2, GeluApprox::Erf, "exp2", -20, 20, [](double x) { return std::exp2(x); },
+       {2, 0}, {1, 0}},
+      {OpKind::Log2, GeluApprox::Erf, "log2", 0.01, 100, [](double x) { return std::log2(x); },
+       {2, 0}, {1, 0}},
+      {OpKind::Floor, GeluApprox::Erf, "floor", -50, 50, [](double x) { return std::floor(x); },
+       {0, 0}, {0, 0}},
+      {OpKind::Ceil, GeluApprox::Erf, "ceil", -50, 50, [](double x) { return std::ceil(x); },
+       {0, 0}, {0, 0}},
+      {OpKind::Round, GeluApprox::Erf, "round", -50, 50, [](double x) { return std::nearbyint(x); },
+       {0, 0}, {0, 0}},
+      {OpKind::Sign, GeluApprox::Erf, "sign", -50, 50,
+       [](double x) { return std::isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; }, {0, 0}, {0, 0}},
+      {OpKind::Silu, GeluApprox::Erf, "silu", -12, 12,
+       [](double x) { return x / (1.0 + std::exp(-x)); }, {3, 0}, {1, 0}},
   };
 }
 
@@ -110,6 +130,38 @@ TEST(RefUnary, SpecialValues) {
                  std::string(c.name) + " specials " + nameOf(dtype));
     }
   }
+}
+
+TEST(RefUnary, RoundingHalvesAndSignOfZeros) {
+  // round: halves to even; floor/ceil keep -0; sign(-0) is +0, sign(NaN) NaN; i32 sign.
+  const std::vector<double> x{0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -0.0, 0.0, 3.25, -3.75};
+  const Shape shape{static_cast<int64_t>(x.size())};
+  HostTensor in = make(DType::F32, shape, x);
+  expectNear(run(OpKind::Round, {}, {in}), DType::F32, shape, {0, 2, 2, -0.0, -2, -2, -0.0, 0, 3, -4}, {0, 0},
+             "round");
+  expectNear(run(OpKind::Floor, {}, {in}), DType::F32, shape, {0, 1, 2, -1, -2, -3, -0.0, 0, 3, -4}, {0, 0},
+             "floor");
+  expectNear(run(OpKind::Ceil, {}, {in}), DType::F32, shape, {1, 2, 3, -0.0, -1, -2, -0.0, 0, 4, -3}, {0, 0},
+             "ceil");
+  HostTensor s = run(OpKind::Sign, {}, {make(DType::F32, {3}, {-0.0, kNaN, -7})});
+  EXPECT_EQ(std::signbit(load(s, 0)), false);
+  EXPECT_TRUE(std::isnan(load(s, 1)));
+  EXPECT_EQ(load(s, 2), -1);
+  expectNear(run(OpKind::Sign, {}, {make(DType::I32, {4}, {kIntMin, 0, 5, -1})}), DType::I32, {4}, {-1, 0, 1, -1},
+             {0, 0}, "i32 sign");
+}
+
+TEST(RefElementwise, ClampIsMinimumOfMaximum) {
+  // NaN in x stays NaN; lo > hi gives hi; i32 exact.
+  HostTensor x = make(DType::F32, {5}, {kNaN, -5, 0.25, 9, 1});
+  HostTensor lo = make(DType::F32, {5}, {0, -1, -1, -1, 3});
+  HostTensor hi = make(DType::F32, {5}, {1, 1, 1, 1, 2});
+  HostTensor r = run(OpKind::Clamp, {}, {x, lo, hi});
+  EXPECT_TRUE(std::isnan(load(r, 0)));
+  for (int64_t i = 1; i < 5; ++i) EXPECT_EQ(load(r, i), (std::vector<double>{0, -1, 0.25, 1, 2})[i]) << i;
+  HostTensor xi = make(DType::I32, {3}, {kIntMin, 7, kIntMax});
+  HostTensor li = make(DType::I32, {3}, {-3, -3, -3}), hiI = make(DType::I32, {3}, {3, 3, 3});
+  expectNear(run(OpKind::Clamp, {}, {xi, li, hiI}), DType::I32, {3}, {-3, 3, 3}, {0, 0}, "i32 clamp");
 }
 
 TEST(RefUnary, ReluKeepsNaN) {

@@ -135,18 +135,26 @@ std::vector<double> naiveReduce(OpKind kind, const std::vector<double>& x, const
     count *= shape[a];
   }
   const int64_t outN = numelOf(keptShape);
-  const bool isMax = kind == OpKind::ReduceMax;
-  std::vector<double> acc(outN, isMax ? -kInf : 0.0);
-  std::vector<int64_t> iacc(outN, isMax ? kIntMin : 0);
+  const bool isMax = kind == OpKind::ReduceMax, isMin = kind == OpKind::ReduceMin;
+  const bool isProd = kind == OpKind::ReduceProd;
+  std::vector<double> acc(outN, isMax ? -kInf : isMin ? kInf : isProd ? 1.0 : 0.0);
+  std::vector<int64_t> iacc(outN, isMax ? kIntMin : isMin ? kIntMax : isProd ? 1 : 0);
   for (int64_t i = 0; i < static_cast<int64_t>(x.size()); ++i) {
     std::vector<int64_t> idx = unravel(i, shape);
     for (int64_t a : axes) idx[a] = 0;
     int64_t o = ravel(idx, keptShape);
     if (dtype == DType::I32) {
       int64_t v = static_cast<int64_t>(x[i]);
-      iacc[o] = isMax ? std::max(iacc[o], v) : iacc[o] + v;
-    } else if (isMax) {
-      acc[o] = (std::isnan(acc[o]) || std::isnan(x[i])) ? kNaN : std::max(acc[o], x[i]);
+      iacc[o] = isMax ? std::max(iacc[o], v)
+                : isMin ? std::min(iacc[o], v)
+                : isProd ? static_cast<int64_t>(wrap32(iacc[o] * v))  // |factors| < 2^31: no overflow
+                         : iacc[o] + v;
+    } else if (isMax || isMin) {
+      acc[o] = (std::isnan(acc[o]) || std::isnan(x[i])) ? kNaN
+               : isMax                                 ? std::max(acc[o], x[i])
+                                                       : std::min(acc[o], x[i]);
+    } else if (isProd) {
+      acc[o] *= x[i];
     } else {
       acc[o] += x[i];
     }
@@ -174,12 +182,15 @@ TEST(RefReduce, SumMaxMeanOverAxesSets) {
   };
   for (const Case& c : cases) {
     const int64_t n = numelOf(c.shape);
-    for (OpKind kind : {OpKind::ReduceSum, OpKind::ReduceMax, OpKind::ReduceMean}) {
+    for (OpKind kind : {OpKind::ReduceSum, OpKind::ReduceMax, OpKind::ReduceMean, OpKind::ReduceMin,
+                        OpKind::ReduceProd}) {
       for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::I32}) {
         if (kind == OpKind::ReduceMean && dtype == DType::I32) continue;
-        std::vector<double> x = dtype == DType::I32
-                                    ? uniform(rng, dtype, n, -1500000000, 1500000000)
-                                    : uniform(rng, dtype, n, -10, 10);
+        // Products: factors near 1 (floats) or small (i32: the product wraps).
+        const bool prod = kind == OpKind::ReduceProd;
+        std::vector<double> x = dtype == DType::I32 ? uniform(rng, dtype, n, prod ? -40 : -1500000000, prod ? 40 : 1500000000)
+                                : prod              ? uniform(rng, dtype, n, 0.5, 1.6)
+                                                    : uniform(rng, dtype, n, -10, 10);
         HostTensor input = make(dtype, c.shape, x);
         for (const std::vector<int64_t>& axes : c.axesSets) {
           for (bool keep : {false, true}) {
@@ -197,7 +208,7 @@ TEST(RefReduce, SumMaxMeanOverAxesSets) {
             }
             std::string axesText;
             for (int64_t a : axes) axesText += std::to_string(a) + " ";
-            Tol tol = kind == OpKind::ReduceMax ? Tol{0, 0} : Tol{1, 0};
+            Tol tol = kind == OpKind::ReduceMax || kind == OpKind::ReduceMin ? Tol{0, 0} : Tol{1, 0};
             expectNear(out, dtype, expectedShape, expected, tol,
                        std::string(tg::graph::opName(kind)) + " " + nameOf(dtype) + " " +
                            tg::format_shape(c.shape) + " axes " + axesText +
@@ -247,6 +258,69 @@ TEST(RefReduce, MaxPropagatesNaN) {
         EXPECT_FALSE(std::isnan(load(out, ravel({1, 2}, {3, 7}))));
       }
     }
+  }
+}
+
+TEST(RefReduce, MinPropagatesNaNAndIntegerProductsWrap) {
+  const Shape shape{2, 3};
+  HostTensor f = make(DType::F32, shape, {1.0, kNaN, -2.0, 4.0, -0.5, 3.0});
+  OpAttrs attrs;
+  attrs.axes = {1};
+  HostTensor m = run(OpKind::ReduceMin, attrs, {f});
+  EXPECT_TRUE(std::isnan(load(m, 0)));
+  EXPECT_EQ(load(m, 1), -0.5);
+  HostTensor x = make(DType::I32, shape, {65536, 65536, 3, kIntMin, -1, 1});
+  expectNear(run(OpKind::ReduceProd, attrs, {x}), DType::I32, {2}, {0, kIntMin}, {}, "i32 prod wraps");
+  expectNear(run(OpKind::ReduceMin, attrs, {x}), DType::I32, {2}, {3, kIntMin}, {}, "i32 min");
+}
+
+TEST(RefReduce, ArgMaxArgMinTiesNaNAndSignedZeros) {
+  // Ties go to the lowest index, the first NaN wins for both, -0 equals +0; every axis of a
+  // rank-3 input against a naive loop, kept dims or not.
+  OpAttrs attrs;
+  attrs.axes = {0};
+  auto index = [&](OpKind kind, std::vector<double> v, DType dtype = DType::F32) {
+    HostTensor r = run(kind, attrs, {make(dtype, {static_cast<int64_t>(v.size())}, v)});
+    EXPECT_EQ(r.dtype(), DType::I32);
+    return r.intAt(0);
+  };
+  EXPECT_EQ(index(OpKind::ArgMax, {1, 3, 3, 2}), 1);
+  EXPECT_EQ(index(OpKind::ArgMin, {2, 1, 5, 1}), 1);
+  EXPECT_EQ(index(OpKind::ArgMax, {1, kNaN, 7, kNaN}), 1);
+  EXPECT_EQ(index(OpKind::ArgMin, {1, -3, kNaN, kNaN}), 2);
+  EXPECT_EQ(index(OpKind::ArgMax, {-0.0, 0.0}), 0);
+  EXPECT_EQ(index(OpKind::ArgMin, {0.0, -0.0}), 0);
+  EXPECT_EQ(index(OpKind::ArgMax, {-kInf, -kInf}), 0);
+  EXPECT_EQ(index(OpKind::ArgMax, {5, kIntMax, kIntMax}, DType::I32), 1);
+  EXPECT_EQ(index(OpKind::ArgMin, {kIntMin, 0, kIntMin}, DType::I32), 0);
+
+  std::mt19937 rng(603);
+  const Shape shape{4, 5, 6};
+  for (DType dtype : {DType::F32, DType::BF16, DType::I32}) {
+    std::vector<double> x = uniform(rng, dtype, numelOf(shape), -3, 3);  // bf16, i32: many ties
+    HostTensor input = make(dtype, shape, x);
+    for (OpKind kind : {OpKind::ArgMax, OpKind::ArgMin})
+      for (int64_t axis = 0; axis < 3; ++axis)
+        for (bool keep : {false, true}) {
+          attrs.axes = {axis};
+          attrs.keepDims = keep;
+          HostTensor out = run(kind, attrs, {input});
+          Shape kept = shape;
+          kept[axis] = 1;
+          EXPECT_EQ(out.shape().size(), keep ? 3u : 2u);
+          for (int64_t o = 0; o < numelOf(kept); ++o) {
+            std::vector<int64_t> idx = unravel(o, kept);
+            int64_t best = 0;
+            double bestValue = 0;
+            for (int64_t k = 0; k < shape[axis]; ++k) {
+              idx[axis] = k;
+              const double v = x[ravel(idx, shape)];
+              if (k == 0 || (kind == OpKind::ArgMax ? v > bestValue : v < bestValue)) best = k, bestValue = v;
+            }
+            ASSERT_EQ(out.intAt(o), best) << tg::graph::opName(kind) << " " << nameOf(dtype) << " axis " << axis
+                                          << " output " << o;
+          }
+        }
   }
 }
 

@@ -22,11 +22,6 @@ using namespace mlir;
 
 namespace tg::codegen {
 
-std::string reductionIdentity(bool isMax, bool isInt) {
-  if (isMax) return isInt ? "(-2147483647 - 1)" : "-__int_as_float(0x7f800000)";
-  return isInt ? "0" : "0.0f";
-}
-
 FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& name,
                                         const CodeGenOptions& options) {
   Operation* reduce = nullptr;
@@ -54,6 +49,7 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
   const std::string index =
       indexType(std::max<int64_t>(shape_numel(inShape), std::max(outputs, reducedCount)) + 64, sfx);
 
+  const ReductionCode code = reductionCode(d->kind, dtype);
   // What load(o, r) returns: the input read through its layout chain at the input's dims from
   // (o, r) (kept dims from the output index, reduced from r), or a splat's value. Nothing is
   // read when no element is reduced (a sum over an empty axis: every output is init()).
@@ -74,18 +70,15 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
     if (auto arg = dyn_cast<BlockArgument>(root)) {
       std::ostringstream read;  // (not "in" + ...: GCC 12 warns wrongly of overlapping copies)
       read << "in" << arg.getArgNumber() << "[" << linearize(rootDims).str(sfx) << "]";
-      loaded = loadConvert(dtype, read.str());
+      loaded = code.element(loadConvert(dtype, read.str()), "r");
     } else if (auto splat = splatValue(root)) {
       // A splat constant the fuser cloned into the region needs no memory at all.
-      loaded = splatLiteral(splat, dtype);
+      loaded = code.element(splatLiteral(splat, dtype), "r");
     } else {
       return fusion.emitOpError("reduction input is neither a kernel input nor a splat constant");
     }
   }
 
-  const bool isInt = dtype == DType::I32;
-  const char* acc = isInt ? "int" : "float";
-  const bool isMax = d->kind == graph::OpKind::ReduceMax;
   // Columns: reduced dims followed by at least 16 kept elements (`sum(x, {0})`): 32 adjacent
   // outputs per block, coalesced (templates/columns.cuh), the rows split over enough blocks to
   // fill the GPU, at least 64 rows each.
@@ -101,7 +94,7 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
 
   std::ostringstream os;
   os << "struct TgBody {\n";
-  os << "  typedef " << index << " Index;\n  typedef " << acc << " Acc;\n";
+  os << "  typedef " << index << " Index;\n  typedef " << code.acc << " Acc;\n";
   os << "  static constexpr Index kOutputs = " << outputs << sfx << ";\n";
   if (columnKernel)
     os << "  static constexpr Index kColumns = " << columns << sfx << ", kTiles = " << tiles << sfx << ";\n";
@@ -110,18 +103,13 @@ FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& 
     os << "  const " << storageType(dtypeOfValue(arg)) << "* __restrict__ in" << arg.getArgNumber()
        << ";\n";
   os << "  " << storageType(dtypeOfValue(reduce->getResult(0))) << "* __restrict__ out0;\n";
-  os << "  __device__ __forceinline__ Acc init() const { return " << reductionIdentity(isMax, isInt)
-     << "; }\n";
+  os << "  __device__ __forceinline__ Acc init() const { return " << code.identity << "; }\n";
   os << "  __device__ __forceinline__ Acc combine(Acc a, Acc b) const { return "
-     << (isMax ? (isInt ? "(a > b ? a : b)" : "tg_maxf(a, b)") : (isInt ? "tg_iadd(a, b)" : "a + b"))
-     << "; }\n";
+     << code.combine("a", "b") << "; }\n";
   os << "  __device__ __forceinline__ Acc load(Index o, Index r) const {\n    (void)o; (void)r;\n"
      << "    return " << loaded << ";\n  }\n";
-  std::string value = d->kind == graph::OpKind::ReduceMean
-                          ? "acc / " + std::to_string(reducedCount) + ".0f"
-                          : std::string("acc");
   os << "  __device__ __forceinline__ void store(Index o, Acc acc) const { out0[o] = "
-     << storeConvert(dtype, value) << "; }\n};\n";
+     << storeConvert(dtypeOfValue(reduce->getResult(0)), code.finish("acc", reducedCount)) << "; }\n};\n";
 
   if (columnKernel) {
     const int64_t groups = outputs / columns * tiles;

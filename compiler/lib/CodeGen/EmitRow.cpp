@@ -348,7 +348,8 @@ class RowWriter {
     using graph::OpKind;
     return k == OpKind::Exp || k == OpKind::Log || k == OpKind::Tanh || k == OpKind::Sigmoid ||
            k == OpKind::Gelu || k == OpKind::Sqrt || k == OpKind::Rsqrt || k == OpKind::Pow ||
-           k == OpKind::Div;
+           k == OpKind::Div || k == OpKind::Sin || k == OpKind::Cos || k == OpKind::Erf ||
+           k == OpKind::Exp2 || k == OpKind::Log2 || k == OpKind::Silu;
   }
 
   bool keep_ = false;
@@ -433,13 +434,12 @@ FailureOr<std::unique_ptr<RowText>> writeRow(ir::FusionOp fusion, const RowDomai
     std::optional<ir::OpDescription> desc = ir::describeOp(&op);
     if (!desc) return op.emitOpError("cannot be generated in a row kernel");
     if (isReductionOp(&op)) {
-      const bool isInt = dtypeOfValue(op.getOperand(0)) == DType::I32;
-      const bool isMax = desc->kind == graph::OpKind::ReduceMax;
+      const ReductionCode code = reductionCode(desc->kind, dtypeOfValue(op.getOperand(0)));
       const std::string acc = w.fresh("acc");
-      const char* type = isInt ? "int" : "float";
-      const std::string combine = std::string(isMax ? "TgMax" : "TgSum") + (isInt ? "I" : "F") + "()";
+      const std::string& type = code.acc;
+      const std::string combine = code.functor + "()";
       Pass pass;
-      rowScope << "  " << type << " " << acc << " = " << reductionIdentity(isMax, isInt) << ";\n";
+      rowScope << "  " << type << " " << acc << " = " << code.identity << ";\n";
       pass.before = rowScope.str();
       rowScope.str("");
       llvm::DenseMap<Value, std::string> names;
@@ -448,13 +448,12 @@ FailureOr<std::unique_ptr<RowText>> writeRow(ir::FusionOp fusion, const RowDomai
       FailureOr<std::string> in = w.fullValue(op.getOperand(0), names, element);
       if (failed(in)) return failure();
       pass.perStep = w.passColumnLoads(body);
-      element << "        " << acc << " = " << combine << "(" << acc << ", " << *in << ");\n";
+      element << "        " << acc << " = " << combine << "(" << acc << ", " << code.element(*in, "n") << ");\n";
       pass.body = element.str();
       std::ostringstream after;
       after << "  " << acc << " = tg_row_reduce<" << type << ", " << slots++ << ">(" << acc << ", "
             << combine << ");\n";
-      std::string value = acc;
-      if (desc->kind == graph::OpKind::ReduceMean) value = "(" + acc + " / " + std::to_string(length) + ".0f)";
+      const std::string value = code.finish(acc, length);
       const std::string n = w.fresh("s");
       after << "  const " << computeType(dtypeOfValue(op.getResult(0))) << " " << n << " = " << value << ";\n";
       pass.after = after.str();

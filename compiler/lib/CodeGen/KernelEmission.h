@@ -64,9 +64,6 @@ std::string indexType(int64_t bound, std::string& suffix);
 /// large for one kernel's grid, and a truncated grid would compute part of the result.
 mlir::LogicalResult setGrid(KernelEmission& e, ir::FusionOp fusion, int64_t x, int64_t y = 1,
                             int64_t z = 1);
-/// The identity of a sum (0) or a max (the lowest value) reduction, as a C literal of its
-/// accumulator: int for i32, float otherwise (EmitReduction.cpp, EmitRow.cpp).
-std::string reductionIdentity(bool isMax, bool isInt);
 /// `prefix` followed by `n` ("r0", "in3"): names of generated locals. Built by appending:
 /// GCC 12 warns, wrongly, of overlapping copies in `"r" + std::to_string(n)` once inlined.
 inline std::string numbered(const char* prefix, long long n) {

@@ -125,6 +125,23 @@ std::string scalarExpr(OpKind kind, const graph::OpAttrs& attrs,
       break;
     case OpKind::Sqrt: e = call("sqrtf", x[0]); break;
     case OpKind::Rsqrt: e = fast ? call("tg_rsqrt_approx", x[0]) : "(1.0f / sqrtf(" + x[0] + "))"; break;
+    // sin and cos stay accurate under every precision: __sinf's error grows with |x|, and
+    // rotary embeddings take them of angles in the hundreds.
+    case OpKind::Sin: e = call("sinf", x[0]); break;
+    case OpKind::Cos: e = call("cosf", x[0]); break;
+    case OpKind::Erf: e = call("erff", x[0]); break;
+    case OpKind::Exp2: e = call("exp2f", x[0]); break;  // ex2.approx with range fix-ups: 2 ulp
+    case OpKind::Log2: e = call(fast ? "__log2f" : "log2f", x[0]); break;
+    case OpKind::Floor: e = call("floorf", x[0]); break;
+    case OpKind::Ceil: e = call("ceilf", x[0]); break;
+    case OpKind::Round: e = call("rintf", x[0]); break;  // halves to even
+    case OpKind::Sign: e = call(isInt ? "tg_isign" : "tg_signf", x[0]); break;
+    case OpKind::Silu:
+      e = cheap ? call("tg_silu_approx", x[0]) : "(" + x[0] + " / (1.0f + expf(-" + x[0] + ")))";
+      break;
+    case OpKind::Clamp:
+      e = std::string(isInt ? "tg_iclamp(" : "tg_clampf(") + x[0] + ", " + x[1] + ", " + x[2] + ")";
+      break;
     case OpKind::Add: e = isInt ? call2("tg_iadd", x[0], x[1]) : "(" + x[0] + " + " + x[1] + ")"; break;
     case OpKind::Sub: e = isInt ? call2("tg_isub", x[0], x[1]) : "(" + x[0] + " - " + x[1] + ")"; break;
     case OpKind::Mul: e = isInt ? call2("tg_imul", x[0], x[1]) : "(" + x[0] + " * " + x[1] + ")"; break;
@@ -156,6 +173,61 @@ std::string scalarExpr(OpKind kind, const graph::OpAttrs& attrs,
       return "0";
   }
   return e;  // intermediates stay in f32 inside a kernel; stores (and casts) round
+}
+
+ReductionCode reductionCode(OpKind kind, DType input) {
+  const bool isInt = input == DType::I32;
+  ReductionCode c;
+  c.acc = isInt ? "int" : "float";
+  const char* suffix = isInt ? "I" : "F";
+  switch (kind) {
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean:
+      c.identity = isInt ? "0" : "0.0f";
+      c.functor = std::string("TgSum") + suffix;
+      c.combineFn = isInt ? "tg_iadd" : "tg_addf";
+      c.mean = kind == OpKind::ReduceMean;
+      break;
+    case OpKind::ReduceMax:
+      c.identity = isInt ? "(-2147483647 - 1)" : "-__int_as_float(0x7f800000)";
+      c.functor = std::string("TgMax") + suffix;
+      c.combineFn = isInt ? "tg_imax" : "tg_maxf";
+      break;
+    case OpKind::ReduceMin:
+      c.identity = isInt ? "2147483647" : "__int_as_float(0x7f800000)";
+      c.functor = std::string("TgMin") + suffix;
+      c.combineFn = isInt ? "tg_imin" : "tg_minf";
+      break;
+    case OpKind::ReduceProd:
+      c.identity = isInt ? "1" : "1.0f";
+      c.functor = std::string("TgProd") + suffix;
+      c.combineFn = isInt ? "tg_imul" : "tg_mulf";
+      break;
+    case OpKind::ArgMax:
+    case OpKind::ArgMin:
+      // The smallest key decodes to index 2^32 - 1; every reduced axis holds an element.
+      c.acc = "unsigned long long";
+      c.identity = "0ull";
+      c.functor = "TgMaxKey";
+      c.combineFn = "tg_umax64";
+      c.arg = true;
+      c.argMin = kind == OpKind::ArgMin;
+      break;
+    default:
+      assert(false && "not a reduction");
+  }
+  return c;
+}
+
+std::string ReductionCode::element(const std::string& x, const std::string& r) const {
+  if (!arg) return x;
+  return std::string("tg_arg_key<") + (argMin ? "true" : "false") + ">(" + x + ", " + r + ")";
+}
+
+std::string ReductionCode::finish(const std::string& a, int64_t count) const {
+  if (arg) return "tg_arg_index(" + a + ")";
+  if (mean) return "(" + a + " / " + std::to_string(count) + ".0f)";
+  return a;
 }
 
 }  // namespace tg::codegen

@@ -33,6 +33,26 @@ std::string scalarExpr(graph::OpKind kind, const graph::OpAttrs& attrs,
                        const std::vector<std::string>& operands, DType operandDType,
                        DType resultDType, Precision precision);
 
+/// How a reduction accumulates in generated code: reduction.cuh and columns.cuh (TgBody's
+/// init, combine, load and store) and the row kernels (EmitRow.cpp) write it from this.
+struct ReductionCode {
+  std::string acc;       ///< the accumulator's C type: "float", "int", "unsigned long long"
+  std::string identity;  ///< the accumulator's initial value
+  std::string functor;   ///< the combining functor of row.cuh ("TgSumF", "TgMaxKey", ...)
+  std::string combineFn; ///< the combining function: combineFn(a, b)
+  bool arg = false, argMin = false;
+  bool mean = false;
+  /// The accumulated form of element `x` at reduced index `r` (argmax/argmin: its key).
+  std::string element(const std::string& x, const std::string& r) const;
+  /// The result (a compute value) from accumulator `acc` of `count` elements.
+  std::string finish(const std::string& acc, int64_t count) const;
+  std::string combine(const std::string& a, const std::string& b) const {
+    return combineFn + "(" + a + ", " + b + ")";
+  }
+};
+/// The code of reduction `kind` over elements of `input` (a float dtype or i32).
+ReductionCode reductionCode(graph::OpKind kind, DType input);
+
 /// The splat value of a dense constant as an exact C literal of its compute type.
 std::string splatLiteral(mlir::DenseElementsAttr splat, DType dtype);
 

@@ -98,6 +98,17 @@ std::optional<OpDescription> describeOp(Operation* op) {
           .Case([&](ReluOp) { return simple(OpKind::Relu); })
           .Case([&](SqrtOp) { return simple(OpKind::Sqrt); })
           .Case([&](RsqrtOp) { return simple(OpKind::Rsqrt); })
+          .Case([&](SinOp) { return simple(OpKind::Sin); })
+          .Case([&](CosOp) { return simple(OpKind::Cos); })
+          .Case([&](ErfOp) { return simple(OpKind::Erf); })
+          .Case([&](Exp2Op) { return simple(OpKind::Exp2); })
+          .Case([&](Log2Op) { return simple(OpKind::Log2); })
+          .Case([&](FloorOp) { return simple(OpKind::Floor); })
+          .Case([&](CeilOp) { return simple(OpKind::Ceil); })
+          .Case([&](RoundOp) { return simple(OpKind::Round); })
+          .Case([&](SignOp) { return simple(OpKind::Sign); })
+          .Case([&](SiluOp) { return simple(OpKind::Silu); })
+          .Case([&](ClampOp) { return simple(OpKind::Clamp); })
           .Case([&](GeluOp g) {
             d.kind = OpKind::Gelu;
             d.attrs.gelu = g.getApproximate() == GeluApprox::tanh ? graph::GeluApprox::Tanh
@@ -139,10 +150,15 @@ std::optional<OpDescription> describeOp(Operation* op) {
             d.attrs.perm.assign(t.getPerm().begin(), t.getPerm().end());
             return true;
           })
-          .Case<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>([&](auto r) {
-            d.kind = isa<ReduceSumOp>(op)   ? OpKind::ReduceSum
-                     : isa<ReduceMaxOp>(op) ? OpKind::ReduceMax
-                                            : OpKind::ReduceMean;
+          .Case<ReduceSumOp, ReduceMaxOp, ReduceMeanOp, ReduceMinOp, ReduceProdOp, ArgMaxOp,
+                ArgMinOp>([&](auto r) {
+            d.kind = isa<ReduceSumOp>(op)    ? OpKind::ReduceSum
+                     : isa<ReduceMaxOp>(op)  ? OpKind::ReduceMax
+                     : isa<ReduceMeanOp>(op) ? OpKind::ReduceMean
+                     : isa<ReduceMinOp>(op)  ? OpKind::ReduceMin
+                     : isa<ReduceProdOp>(op) ? OpKind::ReduceProd
+                     : isa<ArgMaxOp>(op)     ? OpKind::ArgMax
+                                             : OpKind::ArgMin;
             d.attrs.axes.assign(r.getAxes().begin(), r.getAxes().end());
             d.attrs.keepDims = r.getKeepDims();
             return true;
@@ -188,6 +204,17 @@ Value createOp(OpBuilder& b, Location loc, OpKind kind, const graph::OpAttrs& at
     case OpKind::Relu: return ReluOp::create(b, loc, type, operands[0]);
     case OpKind::Sqrt: return SqrtOp::create(b, loc, type, operands[0]);
     case OpKind::Rsqrt: return RsqrtOp::create(b, loc, type, operands[0]);
+    case OpKind::Sin: return SinOp::create(b, loc, type, operands[0]);
+    case OpKind::Cos: return CosOp::create(b, loc, type, operands[0]);
+    case OpKind::Erf: return ErfOp::create(b, loc, type, operands[0]);
+    case OpKind::Exp2: return Exp2Op::create(b, loc, type, operands[0]);
+    case OpKind::Log2: return Log2Op::create(b, loc, type, operands[0]);
+    case OpKind::Floor: return FloorOp::create(b, loc, type, operands[0]);
+    case OpKind::Ceil: return CeilOp::create(b, loc, type, operands[0]);
+    case OpKind::Round: return RoundOp::create(b, loc, type, operands[0]);
+    case OpKind::Sign: return SignOp::create(b, loc, type, operands[0]);
+    case OpKind::Silu: return SiluOp::create(b, loc, type, operands[0]);
+    case OpKind::Clamp: return ClampOp::create(b, loc, type, operands[0], operands[1], operands[2]);
     case OpKind::Gelu:
       return GeluOp::create(b, loc, type, operands[0],
                             attrs.gelu == graph::GeluApprox::Tanh ? GeluApprox::tanh
@@ -213,6 +240,14 @@ Value createOp(OpBuilder& b, Location loc, OpKind kind, const graph::OpAttrs& at
       return ReduceMaxOp::create(b, loc, type, operands[0], attrs.axes, attrs.keepDims);
     case OpKind::ReduceMean:
       return ReduceMeanOp::create(b, loc, type, operands[0], attrs.axes, attrs.keepDims);
+    case OpKind::ReduceMin:
+      return ReduceMinOp::create(b, loc, type, operands[0], attrs.axes, attrs.keepDims);
+    case OpKind::ReduceProd:
+      return ReduceProdOp::create(b, loc, type, operands[0], attrs.axes, attrs.keepDims);
+    case OpKind::ArgMax:
+      return ArgMaxOp::create(b, loc, type, operands[0], attrs.axes, attrs.keepDims);
+    case OpKind::ArgMin:
+      return ArgMinOp::create(b, loc, type, operands[0], attrs.axes, attrs.keepDims);
     case OpKind::Softmax:
       return SoftmaxOp::create(b, loc, type, operands[0], static_cast<uint64_t>(attrs.axis));
     case OpKind::LayerNorm: {

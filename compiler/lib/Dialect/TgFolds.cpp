@@ -155,6 +155,8 @@ static OpFoldResult foldReduce(ReduceOp op) {
 OpFoldResult ReduceSumOp::fold(FoldAdaptor) { return foldReduce(*this); }
 OpFoldResult ReduceMaxOp::fold(FoldAdaptor) { return foldReduce(*this); }
 OpFoldResult ReduceMeanOp::fold(FoldAdaptor) { return foldReduce(*this); }
+OpFoldResult ReduceMinOp::fold(FoldAdaptor) { return foldReduce(*this); }
+OpFoldResult ReduceProdOp::fold(FoldAdaptor) { return foldReduce(*this); }
 
 //===----------------------------------------------------------------------===//
 // Canonicalization patterns

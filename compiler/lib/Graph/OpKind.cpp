@@ -17,6 +17,16 @@ std::string_view opName(OpKind kind) {
     case OpKind::Gelu: return "gelu";
     case OpKind::Sqrt: return "sqrt";
     case OpKind::Rsqrt: return "rsqrt";
+    case OpKind::Sin: return "sin";
+    case OpKind::Cos: return "cos";
+    case OpKind::Erf: return "erf";
+    case OpKind::Exp2: return "exp2";
+    case OpKind::Log2: return "log2";
+    case OpKind::Floor: return "floor";
+    case OpKind::Ceil: return "ceil";
+    case OpKind::Round: return "round";
+    case OpKind::Sign: return "sign";
+    case OpKind::Silu: return "silu";
     case OpKind::Add: return "add";
     case OpKind::Sub: return "sub";
     case OpKind::Mul: return "mul";
@@ -24,6 +34,7 @@ std::string_view opName(OpKind kind) {
     case OpKind::Pow: return "pow";
     case OpKind::Maximum: return "maximum";
     case OpKind::Minimum: return "minimum";
+    case OpKind::Clamp: return "clamp";
     case OpKind::Compare: return "cmp";
     case OpKind::Select: return "select";
     case OpKind::Cast: return "cast";
@@ -33,6 +44,10 @@ std::string_view opName(OpKind kind) {
     case OpKind::ReduceSum: return "reduce_sum";
     case OpKind::ReduceMax: return "reduce_max";
     case OpKind::ReduceMean: return "reduce_mean";
+    case OpKind::ReduceMin: return "reduce_min";
+    case OpKind::ReduceProd: return "reduce_prod";
+    case OpKind::ArgMax: return "argmax";
+    case OpKind::ArgMin: return "argmin";
     case OpKind::Softmax: return "softmax";
     case OpKind::LayerNorm: return "layer_norm";
     case OpKind::Matmul: return "matmul";
@@ -61,7 +76,7 @@ std::optional<CmpPredicate> parsePredicate(std::string_view name) {
 }
 
 bool isUnaryElementwise(OpKind kind) {
-  return kind >= OpKind::Neg && kind <= OpKind::Rsqrt;
+  return kind >= OpKind::Neg && kind <= OpKind::Silu;
 }
 
 bool isBinaryElementwise(OpKind kind) {
@@ -73,7 +88,9 @@ bool isElementwise(OpKind kind) {
 }
 
 bool isReduction(OpKind kind) {
-  return kind == OpKind::ReduceSum || kind == OpKind::ReduceMax || kind == OpKind::ReduceMean;
+  return kind >= OpKind::ReduceSum && kind <= OpKind::ArgMin;
 }
+
+bool isArgReduction(OpKind kind) { return kind == OpKind::ArgMax || kind == OpKind::ArgMin; }
 
 }  // namespace tg::graph

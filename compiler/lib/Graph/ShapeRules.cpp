@@ -2,6 +2,7 @@
 #include "tg/Graph/ShapeRules.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 namespace tg::graph {
@@ -40,7 +41,7 @@ size_t expectedOperandCount(OpKind kind, const OpAttrs& attrs) {
       kind == OpKind::Softmax || kind == OpKind::Check)
     return 1;
   if (kind == OpKind::LayerNorm) return 1 + attrs.hasWeight + attrs.hasBias;
-  if (kind == OpKind::Select) return 3;
+  if (kind == OpKind::Select || kind == OpKind::Clamp) return 3;
   return 2;  // binary, compare, matmul
 }
 
@@ -68,6 +69,8 @@ Accepts acceptedTypes(OpKind kind) {
     case OpKind::Div:
     case OpKind::Maximum:
     case OpKind::Minimum:
+    case OpKind::Sign:
+    case OpKind::Clamp:
       return Accepts::Numeric;
     case OpKind::Compare:
     case OpKind::Cast:
@@ -137,6 +140,17 @@ std::string inferReduction(OpKind kind, const OpAttrs& attrs, const TensorType& 
     if (i > 0 && a <= attrs.axes[i - 1])
       return "axes " + join(attrs.axes) + " must be strictly increasing (no repeats)";
   }
+  if (isArgReduction(kind)) {
+    if (attrs.axes.size() != 1)
+      return "takes exactly one axis, got " + join(attrs.axes);
+    const int64_t extent = in.shape[attrs.axes[0]];
+    if (extent == 0)
+      return "axis " + std::to_string(attrs.axes[0]) + " of " + in.str() +
+             " is empty: there is no index to return";
+    if (extent > std::numeric_limits<int32_t>::max())
+      return "axis " + std::to_string(attrs.axes[0]) + " of " + in.str() +
+             " is longer than an i32 index can count";
+  }
   Shape out;
   for (int64_t d = 0; d < rank; ++d) {
     bool reduced = std::find(attrs.axes.begin(), attrs.axes.end(), d) != attrs.axes.end();
@@ -145,7 +159,7 @@ std::string inferReduction(OpKind kind, const OpAttrs& attrs, const TensorType& 
     else if (attrs.keepDims)
       out.push_back(1);
   }
-  result = {in.dtype, out};
+  result = {isArgReduction(kind) ? DType::I32 : in.dtype, out};
   return {};
 }
 
@@ -211,7 +225,7 @@ std::string inferUnbounded(OpKind kind, const OpAttrs& attrs,
     result = operands[0];
     return {};
   }
-  if (isBinaryElementwise(kind) || kind == OpKind::Compare) {
+  if (isBinaryElementwise(kind) || kind == OpKind::Compare || kind == OpKind::Clamp) {
     if (std::string err = checkSameTypes(operands); !err.empty()) return err;
     if (std::string err = checkDType(kind, operands[0].dtype); !err.empty()) return err;
     result = operands[0];
@@ -264,6 +278,10 @@ std::string inferUnbounded(OpKind kind, const OpAttrs& attrs,
     case OpKind::ReduceSum:
     case OpKind::ReduceMax:
     case OpKind::ReduceMean:
+    case OpKind::ReduceMin:
+    case OpKind::ReduceProd:
+    case OpKind::ArgMax:
+    case OpKind::ArgMin:
       return inferReduction(kind, attrs, operands[0], result);
     case OpKind::Softmax: {
       if (!is_floating(operands[0].dtype))

@@ -29,6 +29,18 @@ float unaryFloat(OpKind kind, GeluApprox gelu, float x) {
       return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f));
     case OpKind::Sqrt: return std::sqrt(x);
     case OpKind::Rsqrt: return 1.0f / std::sqrt(x);
+    case OpKind::Sin: return std::sin(x);
+    case OpKind::Cos: return std::cos(x);
+    case OpKind::Erf: return std::erf(x);
+    case OpKind::Exp2: return std::exp2(x);
+    case OpKind::Log2: return std::log2(x);
+    case OpKind::Floor: return std::floor(x);
+    case OpKind::Ceil: return std::ceil(x);
+    case OpKind::Round: return std::nearbyint(x);  // the default rounding mode: halves to even
+    case OpKind::Sign:
+      if (std::isnan(x)) return x;
+      return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f;  // -0 gives +0
+    case OpKind::Silu: return x / (1.0f + std::exp(-x));
     default: assert(false && "not a unary float op"); return 0;
   }
 }
@@ -39,6 +51,7 @@ int32_t unaryInt(OpKind kind, int32_t x) {
     case OpKind::Neg: return static_cast<int32_t>(0u - u);  // wraps
     case OpKind::Abs: return x < 0 ? static_cast<int32_t>(0u - u) : x;
     case OpKind::Relu: return x < 0 ? 0 : x;
+    case OpKind::Sign: return x > 0 ? 1 : x < 0 ? -1 : 0;
     default: assert(false && "not a unary int op"); return 0;
   }
 }
@@ -116,6 +129,19 @@ HostTensor evaluateElementwise(OpKind kind, const graph::OpAttrs& attrs,
       std::copy(src, src + size, out.mutableData() + i * size);
     }
     return out;
+  }
+  if (kind == OpKind::Clamp) {  // minimum(maximum(x, lo), hi), the binary ops' semantics
+    const HostTensor &lo = operands[1], &hi = operands[2];
+    if (!isFloat) {
+      std::vector<int32_t> v = x.toInts(), l = lo.toInts(), h = hi.toInts();
+      for (int64_t i = 0; i < n; ++i)
+        v[i] = binaryInt(OpKind::Minimum, binaryInt(OpKind::Maximum, v[i], l[i]), h[i]);
+      return HostTensor::fromInts(x.dtype(), x.shape(), v);
+    }
+    std::vector<float> v = x.toFloats(), l = lo.toFloats(), h = hi.toFloats();
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = binaryFloat(OpKind::Minimum, binaryFloat(OpKind::Maximum, v[i], l[i]), h[i]);
+    return HostTensor::fromFloats(x.dtype(), x.shape(), v);
   }
   if (kind == OpKind::Compare) {
     const HostTensor& y = operands[1];

@@ -18,7 +18,12 @@ HostTensor evaluate(OpKind kind, const graph::OpAttrs& attrs,
     case OpKind::ReduceSum:
     case OpKind::ReduceMax:
     case OpKind::ReduceMean:
+    case OpKind::ReduceMin:
+    case OpKind::ReduceProd:
       return evaluateReduction(kind, attrs, operands[0]);
+    case OpKind::ArgMax:
+    case OpKind::ArgMin:
+      return evaluateArgReduction(kind, attrs, operands[0]);
     case OpKind::Softmax:
       return evaluateSoftmax(attrs, operands[0]);
     case OpKind::LayerNorm:

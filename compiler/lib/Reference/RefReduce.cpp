@@ -10,6 +10,50 @@ namespace tg::ref {
 
 using graph::OpKind;
 
+/// Calls fn(base, stride) for every 1-D line of `shape` along `axis`: the line's elements are at
+/// base + k * stride for k in [0, shape[axis]).
+template <typename Fn>
+static void forEachLine(const Shape& shape, int64_t axis, Fn fn) {
+  int64_t inner = 1, outer = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
+  const int64_t len = shape[axis];
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) fn(o * len * inner + i, inner);
+}
+
+HostTensor evaluateArgReduction(OpKind kind, const graph::OpAttrs& attrs, const HostTensor& x) {
+  const int64_t axis = attrs.axes.at(0);
+  const int64_t len = x.shape()[axis];
+  const bool isMax = kind == OpKind::ArgMax;
+  Shape kept = x.shape(), finalShape;
+  kept[axis] = 1;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (d != axis || attrs.keepDims) finalShape.push_back(kept[d]);
+  std::vector<int32_t> result;
+  result.reserve(static_cast<size_t>(shape_numel(kept)));
+  // forEachLine visits the lines in the row-major order of the kept shape.
+  const bool isInt = x.dtype() == DType::I32;
+  forEachLine(x.shape(), axis, [&](int64_t base, int64_t stride) {
+    int64_t best = 0;
+    if (isInt) {
+      int32_t b = x.intAt(base);
+      for (int64_t k = 1; k < len; ++k) {
+        int32_t v = x.intAt(base + k * stride);
+        if (isMax ? v > b : v < b) b = v, best = k;
+      }
+    } else {
+      float b = x.floatAt(base);
+      for (int64_t k = 1; k < len && !std::isnan(b); ++k) {
+        float v = x.floatAt(base + k * stride);
+        if (std::isnan(v) || (isMax ? v > b : v < b)) b = v, best = k;
+      }
+    }
+    result.push_back(static_cast<int32_t>(best));
+  });
+  return HostTensor::fromInts(DType::I32, finalShape, result);
+}
+
 HostTensor evaluateReduction(OpKind kind, const graph::OpAttrs& attrs, const HostTensor& x) {
   const Shape& in = x.shape();
   const int64_t rank = x.rank();
@@ -25,10 +69,15 @@ HostTensor evaluateReduction(OpKind kind, const graph::OpAttrs& attrs, const Hos
   int64_t count = 1;
   for (int64_t a : attrs.axes) count *= in[a];
 
-  const bool isMax = kind == OpKind::ReduceMax;
+  const bool isMax = kind == OpKind::ReduceMax, isMin = kind == OpKind::ReduceMin;
+  const bool isProd = kind == OpKind::ReduceProd;
   const bool isInt = x.dtype() == DType::I32;
-  std::vector<double> acc(outN, isMax ? -std::numeric_limits<double>::infinity() : 0.0);
-  std::vector<int64_t> intAcc(outN, isMax ? std::numeric_limits<int32_t>::min() : 0);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> acc(outN, isMax ? -inf : isMin ? inf : isProd ? 1.0 : 0.0);
+  std::vector<int64_t> intAcc(outN, isMax   ? std::numeric_limits<int32_t>::min()
+                                    : isMin  ? std::numeric_limits<int32_t>::max()
+                                    : isProd ? 1
+                                             : 0);
 
   // Walk the input in order, tracking the output offset of each element.
   std::vector<int64_t> index(rank, 0);
@@ -37,13 +86,24 @@ HostTensor evaluateReduction(OpKind kind, const graph::OpAttrs& attrs, const Hos
   for (int64_t i = 0; i < n; ++i) {
     if (isInt) {
       int64_t v = x.intAt(i);
-      intAcc[outOffset] = isMax ? std::max(intAcc[outOffset], v) : intAcc[outOffset] + v;
+      int64_t& a = intAcc[outOffset];
+      if (isMax)
+        a = std::max(a, v);
+      else if (isMin)
+        a = std::min(a, v);
+      else if (isProd)  // wraps, as the kernels' i32 multiply
+        a = static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(v));
+      else
+        a += v;
     } else {
       double v = x.floatAt(i);
       double& a = acc[outOffset];
-      if (isMax)
+      if (isMax || isMin)
         a = (std::isnan(v) || std::isnan(a)) ? std::numeric_limits<double>::quiet_NaN()
-                                             : std::max(a, v);
+            : isMax                          ? std::max(a, v)
+                                             : std::min(a, v);
+      else if (isProd)
+        a *= v;
       else
         a += v;
     }
@@ -69,18 +129,6 @@ HostTensor evaluateReduction(OpKind kind, const graph::OpAttrs& attrs, const Hos
     }
   }
   return out;
-}
-
-/// Calls fn(base, stride) for every 1-D line of `shape` along `axis`: the line's elements are at
-/// base + k * stride for k in [0, shape[axis]).
-template <typename Fn>
-static void forEachLine(const Shape& shape, int64_t axis, Fn fn) {
-  int64_t inner = 1, outer = 1;
-  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
-  for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
-  const int64_t len = shape[axis];
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i) fn(o * len * inner + i, inner);
 }
 
 HostTensor evaluateSoftmax(const graph::OpAttrs& attrs, const HostTensor& x) {

@@ -186,6 +186,19 @@ Tensor relu(const Tensor& x, Loc loc = Loc::current());
 Tensor gelu(const Tensor& x, Gelu approximate = Gelu::Erf, Loc loc = Loc::current());
 Tensor sqrt(const Tensor& x, Loc loc = Loc::current());
 Tensor rsqrt(const Tensor& x, Loc loc = Loc::current());
+Tensor sin(const Tensor& x, Loc loc = Loc::current());
+Tensor cos(const Tensor& x, Loc loc = Loc::current());
+Tensor erf(const Tensor& x, Loc loc = Loc::current());
+Tensor exp2(const Tensor& x, Loc loc = Loc::current());
+Tensor log2(const Tensor& x, Loc loc = Loc::current());
+Tensor floor(const Tensor& x, Loc loc = Loc::current());
+Tensor ceil(const Tensor& x, Loc loc = Loc::current());
+/// To the nearest integer value, halves to even (as torch.round).
+Tensor round(const Tensor& x, Loc loc = Loc::current());
+/// -1, 0 or 1 (NaN stays NaN); floats and i32.
+Tensor sign(const Tensor& x, Loc loc = Loc::current());
+/// x * sigmoid(x) (SiLU, swish).
+Tensor silu(const Tensor& x, Loc loc = Loc::current());
 
 // Binary ops broadcast numpy-style; both tensors must have the same dtype (cast explicitly).
 Tensor add(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
@@ -198,6 +211,10 @@ Tensor maximum(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor maximum(const Tensor& a, Scalar b, Loc loc = Loc::current());
 Tensor minimum(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor minimum(const Tensor& a, Scalar b, Loc loc = Loc::current());
+/// minimum(maximum(x, lo), hi), broadcasting all three; NaN propagates; where lo > hi the
+/// result is hi (as torch.clamp).
+Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi, Loc loc = Loc::current());
+Tensor clamp(const Tensor& x, Scalar lo, Scalar hi, Loc loc = Loc::current());
 
 // Comparisons give bool tensors.
 Tensor eq(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
@@ -259,6 +276,17 @@ Tensor max(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = fals
            Loc loc = Loc::current());
 Tensor mean(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false,
             Loc loc = Loc::current());
+Tensor min(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false,
+           Loc loc = Loc::current());
+Tensor prod(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false,
+            Loc loc = Loc::current());
+/// The i32 index of the largest (smallest) element along `axis`, the lowest index on ties, the
+/// first NaN's if there is one (as torch.argmax). The axis must not be empty.
+Tensor argmax(const Tensor& x, int64_t axis, bool keepdims = false, Loc loc = Loc::current());
+Tensor argmin(const Tensor& x, int64_t axis, bool keepdims = false, Loc loc = Loc::current());
+/// Over all elements, as if flattened: an i32 scalar (rank 0).
+Tensor argmax(const Tensor& x, Loc loc = Loc::current());
+Tensor argmin(const Tensor& x, Loc loc = Loc::current());
 Tensor softmax(const Tensor& x, int64_t axis = -1, Loc loc = Loc::current());
 /// Normalises over the last dim; weight and bias have that dim's extent.
 Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,

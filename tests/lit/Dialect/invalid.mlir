@@ -499,6 +499,38 @@ func.func @reduce_sum_i1(%x: tensor<3x4xi1>) {
 
 // -----
 
+func.func @argmax_two_axes(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tg.argmax' op takes exactly one axis, got [0, 1]}}
+  %0 = tg.argmax %x axes = [0, 1] : tensor<3x4xf32> to tensor<i32>
+  return
+}
+
+// -----
+
+func.func @argmin_empty_axis(%x: tensor<3x0xf32>) {
+  // expected-error @+1 {{'tg.argmin' op axis 1 of f32[3, 0] is empty: there is no index to return}}
+  %0 = tg.argmin %x axes = [1] : tensor<3x0xf32> to tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @argmax_result_dtype(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tg.argmax' op result type 'tensor<3xf32>' does not match the inferred type 'tensor<3xi32>'}}
+  %0 = tg.argmax %x axes = [1] : tensor<3x4xf32> to tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @floor_i32(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'tg.floor' op needs a floating-point operand (f32, f16 or bf16), got i32}}
+  %0 = tg.floor %x : tensor<4xi32>
+  return
+}
+
+// -----
+
 func.func @reduce_max_i1(%x: tensor<3x4xi1>) {
   // expected-error @+1 {{'tg.reduce_max' op cannot reduce a bool tensor}}
   %0 = tg.reduce_max %x axes = [0] : tensor<3x4xi1> to tensor<4xi1>

@@ -64,6 +64,39 @@ func.func @unary_numeric(%x: tensor<8xf32>, %i: tensor<8xi32>) -> (tensor<8xf32>
   return %2, %5 : tensor<8xf32>, tensor<8xi32>
 }
 
+// The functions a decoder needs (rotary embeddings, SwiGLU, positions).
+// CHECK-LABEL: func.func @unary_more
+func.func @unary_more(%x: tensor<8xf32>, %b: tensor<8xbf16>, %i: tensor<8xi32>)
+    -> (tensor<8xf32>, tensor<8xbf16>, tensor<8xi32>) {
+  // CHECK: tg.sin %{{.+}} : tensor<8xf32>
+  %0 = tg.sin %x : tensor<8xf32>
+  // CHECK: tg.cos %{{.+}} : tensor<8xf32>
+  %1 = tg.cos %0 : tensor<8xf32>
+  // CHECK: tg.erf %{{.+}} : tensor<8xf32>
+  %2 = tg.erf %1 : tensor<8xf32>
+  // CHECK: tg.exp2 %{{.+}} : tensor<8xf32>
+  %3 = tg.exp2 %2 : tensor<8xf32>
+  // CHECK: tg.log2 %{{.+}} : tensor<8xf32>
+  %4 = tg.log2 %3 : tensor<8xf32>
+  // CHECK: tg.floor %{{.+}} : tensor<8xf32>
+  %5 = tg.floor %4 : tensor<8xf32>
+  // CHECK: tg.ceil %{{.+}} : tensor<8xf32>
+  %6 = tg.ceil %5 : tensor<8xf32>
+  // CHECK: tg.round %{{.+}} : tensor<8xf32>
+  %7 = tg.round %6 : tensor<8xf32>
+  // CHECK: tg.sign %{{.+}} : tensor<8xf32>
+  %8 = tg.sign %7 : tensor<8xf32>
+  // CHECK: tg.clamp %{{.+}}, %{{.+}}, %{{.+}} : tensor<8xf32>
+  %9 = tg.clamp %8, %x, %0 : tensor<8xf32>
+  // CHECK: tg.silu %{{.+}} : tensor<8xbf16>
+  %10 = tg.silu %b : tensor<8xbf16>
+  // CHECK: tg.sign %{{.+}} : tensor<8xi32>
+  %11 = tg.sign %i : tensor<8xi32>
+  // CHECK: tg.clamp %{{.+}}, %{{.+}}, %{{.+}} : tensor<8xi32>
+  %12 = tg.clamp %11, %i, %i : tensor<8xi32>
+  return %9, %10, %12 : tensor<8xf32>, tensor<8xbf16>, tensor<8xi32>
+}
+
 // CHECK-LABEL: func.func @binary
 // CHECK-SAME: (%[[X:.+]]: tensor<4x8xf32>, %[[Y:.+]]: tensor<4x8xf32>, %[[I:.+]]: tensor<3xi32>, %[[J:.+]]: tensor<3xi32>, %[[H:.+]]: tensor<5xf16>)
 func.func @binary(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %i: tensor<3xi32>, %j: tensor<3xi32>, %h: tensor<5xf16>)
@@ -207,6 +240,20 @@ func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<5x6xi32>, %b: tensor<8x1
   %7 = tg.reduce_mean %x axes = [] : tensor<2x3x4xf32> to tensor<2x3x4xf32>
   // CHECK: return %[[S0]], %[[S1]], %[[S2]], %[[M0]], %[[M1]], %[[A0]], %[[A1]], %[[A2]]
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<3xf32>, tensor<2x1x1xf32>, tensor<5xi32>, tensor<1x6xi32>, tensor<f32>, tensor<8x1xbf16>, tensor<1x1x1xf32>, tensor<2x3x4xf32>
+}
+
+// CHECK-LABEL: func.func @more_reductions
+func.func @more_reductions(%x: tensor<3x4xf32>, %i: tensor<3x4xi32>)
+    -> (tensor<3xf32>, tensor<4xi32>, tensor<3xi32>, tensor<1x4xi32>) {
+  // CHECK: tg.reduce_min %{{.+}} axes = [1] : tensor<3x4xf32> to tensor<3xf32>
+  %0 = tg.reduce_min %x axes = [1] : tensor<3x4xf32> to tensor<3xf32>
+  // CHECK: tg.reduce_prod %{{.+}} axes = [0] : tensor<3x4xi32> to tensor<4xi32>
+  %1 = tg.reduce_prod %i axes = [0] : tensor<3x4xi32> to tensor<4xi32>
+  // CHECK: tg.argmax %{{.+}} axes = [1] : tensor<3x4xf32> to tensor<3xi32>
+  %2 = tg.argmax %x axes = [1] : tensor<3x4xf32> to tensor<3xi32>
+  // CHECK: tg.argmin %{{.+}} axes = [0] keep_dims : tensor<3x4xi32> to tensor<1x4xi32>
+  %3 = tg.argmin %i axes = [0] keep_dims : tensor<3x4xi32> to tensor<1x4xi32>
+  return %0, %1, %2, %3 : tensor<3xf32>, tensor<4xi32>, tensor<3xi32>, tensor<1x4xi32>
 }
 
 // CHECK-LABEL: func.func @softmax

@@ -20,7 +20,8 @@
 namespace tg {
 
 inline bool isReductionOp(mlir::Operation* op) {
-  return mlir::isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp>(op);
+  return mlir::isa<ir::ReduceSumOp, ir::ReduceMaxOp, ir::ReduceMeanOp, ir::ReduceMinOp, ir::ReduceProdOp,
+                   ir::ArgMaxOp, ir::ArgMinOp>(op);
 }
 
 struct RowDomain {

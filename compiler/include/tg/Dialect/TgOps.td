@@ -59,6 +59,16 @@ def Tg_SigmoidOp : Tg_UnaryOp<"sigmoid", "logistic sigmoid 1 / (1 + exp(-x)) (fl
 def Tg_ReluOp : Tg_UnaryOp<"relu", "max(x, 0), keeping NaN (f32, f16, bf16, i32)">;
 def Tg_SqrtOp : Tg_UnaryOp<"sqrt", "square root (floats)">;
 def Tg_RsqrtOp : Tg_UnaryOp<"rsqrt", "reciprocal square root (floats)">;
+def Tg_SinOp : Tg_UnaryOp<"sin", "sine (floats)">;
+def Tg_CosOp : Tg_UnaryOp<"cos", "cosine (floats)">;
+def Tg_ErfOp : Tg_UnaryOp<"erf", "error function (floats)">;
+def Tg_Exp2Op : Tg_UnaryOp<"exp2", "2^x (floats)">;
+def Tg_Log2Op : Tg_UnaryOp<"log2", "base-2 logarithm (floats)">;
+def Tg_FloorOp : Tg_UnaryOp<"floor", "rounding down to an integer value (floats)">;
+def Tg_CeilOp : Tg_UnaryOp<"ceil", "rounding up to an integer value (floats)">;
+def Tg_RoundOp : Tg_UnaryOp<"round", "rounding to the nearest integer value, halves to even (floats)">;
+def Tg_SignOp : Tg_UnaryOp<"sign", "-1, 0 or 1 by the sign of x, NaN kept, -0 gives 0 (f32, f16, bf16, i32)">;
+def Tg_SiluOp : Tg_UnaryOp<"silu", "x * sigmoid(x), computed as x / (1 + exp(-x)) (floats)">;
 
 def Tg_GeluOp : Tg_Op<"gelu", [Pure, Elementwise, SameOperandsAndResultType, Tg_ShapeRules,
     Tg_SplatFold]> {
@@ -108,8 +118,25 @@ def Tg_MaximumOp : Tg_BinaryOp<"maximum", "maximum, propagating NaN", [Commutati
 def Tg_MinimumOp : Tg_BinaryOp<"minimum", "minimum, propagating NaN", [Commutative]>;
 
 //===----------------------------------------------------------------------===//
-// Elementwise: compare, select, cast
+// Elementwise: clamp, compare, select, cast
 //===----------------------------------------------------------------------===//
+
+def Tg_ClampOp : Tg_Op<"clamp", [Pure, Elementwise, SameOperandsAndResultType, Tg_ShapeRules,
+    Tg_SplatFold]> {
+  let summary = "minimum(maximum(x, lo), hi), propagating NaN (f32, f16, bf16, i32)";
+  let description = [{
+    Bounds every element of `input` by `lo` below and `hi` above, as PyTorch's clamp: where
+    lo > hi the result is hi. All three operands have the result's type (scalar bounds are
+    splat constants).
+
+    ```mlir
+    %y = tg.clamp %x, %lo, %hi : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, Tg_Tensor:$lo, Tg_Tensor:$hi);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$input `,` $lo `,` $hi attr-dict `:` type($result)";
+}
 
 def Tg_CmpOp : Tg_Op<"cmp", [Pure, Elementwise, SameTypeOperands, Tg_ShapeRules, Tg_SplatFold,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
@@ -232,6 +259,32 @@ class Tg_ReduceOp<string mnemonic, string what>
 def Tg_ReduceSumOp : Tg_ReduceOp<"reduce_sum", "sum (f32, f16, bf16, i32)">;
 def Tg_ReduceMaxOp : Tg_ReduceOp<"reduce_max", "maximum, propagating NaN">;
 def Tg_ReduceMeanOp : Tg_ReduceOp<"reduce_mean", "arithmetic mean (floats)">;
+def Tg_ReduceMinOp : Tg_ReduceOp<"reduce_min", "minimum, propagating NaN">;
+def Tg_ReduceProdOp : Tg_ReduceOp<"reduce_prod", "product (f32, f16, bf16, i32; i32 wraps)">;
+
+class Tg_ArgReduceOp<string mnemonic, string what>
+    : Tg_Op<mnemonic, [Pure, Tg_ShapeRules]> {
+  let summary = "the i32 index of the " # what # " along one axis";
+  let description = [{
+    The index along `axes` (exactly one axis, not empty) of the }] # what # [{ element,
+    ties going to the lowest index, as PyTorch. NaN counts as the extreme: the index of the
+    first NaN. -0 and +0 are equal. The axis is dropped, or kept with extent 1 under
+    `keep_dims`.
+
+    ```mlir
+    %i = tg.}] # mnemonic # [{ %x axes = [1] : tensor<3x4xf32> to tensor<3xi32>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, DenseI64ArrayAttr:$axes, UnitAttr:$keep_dims);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes (`keep_dims` $keep_dims^)? attr-dict `:` type($input) `to`
+    type($result)
+  }];
+}
+
+def Tg_ArgMaxOp : Tg_ArgReduceOp<"argmax", "largest">;
+def Tg_ArgMinOp : Tg_ArgReduceOp<"argmin", "smallest">;
 
 //===----------------------------------------------------------------------===//
 // Composites

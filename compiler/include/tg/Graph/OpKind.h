@@ -32,6 +32,16 @@ enum class OpKind : uint8_t {
   Gelu,
   Sqrt,
   Rsqrt,
+  Sin,
+  Cos,
+  Erf,
+  Exp2,
+  Log2,
+  Floor,
+  Ceil,
+  Round,
+  Sign,
+  Silu,
   // Elementwise binary (operands of one shape and dtype).
   Add,
   Sub,
@@ -41,6 +51,7 @@ enum class OpKind : uint8_t {
   Maximum,
   Minimum,
   // Elementwise, other.
+  Clamp,
   Compare,
   Select,
   Cast,
@@ -52,6 +63,10 @@ enum class OpKind : uint8_t {
   ReduceSum,
   ReduceMax,
   ReduceMean,
+  ReduceMin,
+  ReduceProd,
+  ArgMax,
+  ArgMin,
   // Composites (decomposed before fusion).
   Softmax,
   LayerNorm,
@@ -66,7 +81,7 @@ enum class GeluApprox : uint8_t { Erf, Tanh };
 
 /// Attributes of one operation. Only the fields that `kind` uses are meaningful.
 struct OpAttrs {
-  std::vector<int64_t> axes;  ///< ReduceSum/Max/Mean: reduced axes, ascending, non-negative.
+  std::vector<int64_t> axes;  ///< Reductions: reduced axes, ascending, non-negative (ArgMax/ArgMin: one).
   std::vector<int64_t> perm;  ///< Transpose: result dim i is operand dim perm[i].
   std::vector<int64_t> dims;  ///< Broadcast: operand dim i maps to result dim dims[i].
   Shape shape;                ///< Broadcast/Reshape: the result shape.
@@ -91,8 +106,12 @@ std::optional<CmpPredicate> parsePredicate(std::string_view name);
 
 bool isUnaryElementwise(OpKind kind);
 bool isBinaryElementwise(OpKind kind);
-/// Unary, binary, compare, select and cast: one output element from one element of each input.
+/// Unary, binary, clamp, compare, select and cast: one output element from one element of each
+/// input.
 bool isElementwise(OpKind kind);
+/// reduce_sum/max/mean/min/prod and argmax/argmin.
 bool isReduction(OpKind kind);
+/// argmax/argmin: the i32 index of the extreme along their one axis.
+bool isArgReduction(OpKind kind);
 
 }  // namespace tg::graph

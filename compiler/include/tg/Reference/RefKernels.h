@@ -7,7 +7,9 @@
 //    functions (expf, tanhf, erff, ...), and rounded back to nearest-even.
 //  - reductions (sum, mean), softmax's and layer_norm's statistics and matmul accumulate in
 //    f64 and round once at the end: the oracle is more accurate than any GPU order of summation.
-//  - NaN propagates through maximum/minimum/reduce_max; relu(NaN) is NaN.
+//  - NaN propagates through maximum/minimum/clamp/reduce_max/reduce_min; relu(NaN) and
+//    sign(NaN) are NaN; argmax/argmin return the first NaN's index, else the first extreme's.
+//  - reduce_prod of floats multiplies in f64 like the sums, i32 products wrap.
 //  - i32 arithmetic wraps; x / 0 is 0 and INT_MIN / -1 is INT_MIN (no trap); casts from float
 //    to i32 truncate toward zero and saturate, NaN gives 0; to bool a value is true when != 0.
 // MLIR-free.
@@ -39,6 +41,8 @@ HostTensor evaluateElementwise(graph::OpKind kind, const graph::OpAttrs& attrs,
 HostTensor evaluateLayout(graph::OpKind kind, const graph::OpAttrs& attrs, const HostTensor& x);
 HostTensor evaluateReduction(graph::OpKind kind, const graph::OpAttrs& attrs,
                              const HostTensor& x);
+HostTensor evaluateArgReduction(graph::OpKind kind, const graph::OpAttrs& attrs,
+                                const HostTensor& x);
 HostTensor evaluateSoftmax(const graph::OpAttrs& attrs, const HostTensor& x);
 HostTensor evaluateLayerNorm(const graph::OpAttrs& attrs, std::span<const HostTensor> operands);
 HostTensor evaluateMatmul(const graph::OpAttrs& attrs, const HostTensor& a, const HostTensor& b);

@@ -72,6 +72,8 @@ __device__ __forceinline__ float tg_gelu_tanh_approx(float x) {
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(s) : "f"(1.0f + e));
   return x * s;
 }
+// x / (1 + e^-x) as x * sigmoid(x): relative error as tg_sigmoid_approx.
+__device__ __forceinline__ float tg_silu_approx(float x) { return x * tg_sigmoid_approx(x); }
 __device__ __forceinline__ float tg_div_full(float a, float b) {
   float y;
   asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));  // full range, 2 ulp
@@ -87,11 +89,44 @@ __device__ __forceinline__ float tg_rsqrt_approx(float x) {
 __device__ __forceinline__ float tg_maxf(float a, float b) { return (a > b || a != a) ? a : b; }
 __device__ __forceinline__ float tg_minf(float a, float b) { return (a < b || a != a) ? a : b; }
 __device__ __forceinline__ float tg_relu(float x) { return x < 0.0f ? 0.0f : x; }
+__device__ __forceinline__ float tg_clampf(float x, float lo, float hi) { return tg_minf(tg_maxf(x, lo), hi); }
+__device__ __forceinline__ float tg_signf(float x) {  // NaN kept, -0 -> +0
+  return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : (x != x ? x : 0.0f));
+}
+// argmax / argmin as a maximum of 64-bit keys: the value's order in the high half (argmin:
+// inverted), the index inverted in the low half, so the largest key is the first index of the
+// extreme. NaN is above every value (its first index wins, as PyTorch); -0 equals +0.
+__device__ __forceinline__ unsigned tg_order_bits(float v) {
+  const unsigned u = __float_as_uint(v == 0.0f ? 0.0f : v);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+template <bool kMin, typename Index>
+__device__ __forceinline__ unsigned long long tg_arg_key(float v, Index i) {
+  const unsigned order = v != v ? 0xffffffffu : (kMin ? ~tg_order_bits(v) : tg_order_bits(v));
+  return ((unsigned long long)order << 32) | (0xffffffffu - (unsigned)i);
+}
+template <bool kMin, typename Index>
+__device__ __forceinline__ unsigned long long tg_arg_key(int v, Index i) {
+  const unsigned order = (unsigned)v ^ 0x80000000u;
+  return ((unsigned long long)(kMin ? ~order : order) << 32) | (0xffffffffu - (unsigned)i);
+}
+__device__ __forceinline__ int tg_arg_index(unsigned long long key) {
+  return (int)(0xffffffffu - (unsigned)key);
+}
+__device__ __forceinline__ unsigned long long tg_umax64(unsigned long long a, unsigned long long b) {
+  return a > b ? a : b;
+}
+__device__ __forceinline__ float tg_addf(float a, float b) { return a + b; }
+__device__ __forceinline__ float tg_mulf(float a, float b) { return a * b; }
+__device__ __forceinline__ int tg_imax(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ int tg_imin(int a, int b) { return a < b ? a : b; }
 __device__ __forceinline__ int tg_iadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
 __device__ __forceinline__ int tg_isub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
 __device__ __forceinline__ int tg_imul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
 __device__ __forceinline__ int tg_ineg(int a) { return (int)(0u - (unsigned)a); }
 __device__ __forceinline__ int tg_iabs(int a) { return a < 0 ? tg_ineg(a) : a; }
+__device__ __forceinline__ int tg_isign(int x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+__device__ __forceinline__ int tg_iclamp(int x, int lo, int hi) { return tg_imin(tg_imax(x, lo), hi); }
 __device__ __forceinline__ int tg_idiv(int a, int b) {
   return b == 0 ? 0 : (b == -1 ? tg_ineg(a) : a / b);  // x / 0 = 0, INT_MIN / -1 = INT_MIN
 }

@@ -99,6 +99,11 @@ __device__ __forceinline__ float tg_ld_cluster(const float* p, unsigned rank) {
 __device__ __forceinline__ int tg_ld_cluster(const int* p, unsigned rank) {
   return (int)tg_ld_cluster_bits(p, rank);
 }
+__device__ __forceinline__ unsigned long long tg_ld_cluster(const unsigned long long* p, unsigned rank) {
+  const unsigned* half = reinterpret_cast<const unsigned*>(p);
+  return (unsigned long long)tg_ld_cluster_bits(half, rank) |
+         ((unsigned long long)tg_ld_cluster_bits(half + 1, rank) << 32);
+}
 #endif
 
 // Combines `v` over the threads of a row (shuffles within a warp, shared memory between the
@@ -167,6 +172,16 @@ struct TgSumF { __device__ __forceinline__ float operator()(float a, float b) co
 struct TgMaxF { __device__ __forceinline__ float operator()(float a, float b) const { return tg_maxf(a, b); } };
 struct TgSumI { __device__ __forceinline__ int operator()(int a, int b) const { return tg_iadd(a, b); } };
 struct TgMaxI { __device__ __forceinline__ int operator()(int a, int b) const { return a > b ? a : b; } };
+struct TgMinF { __device__ __forceinline__ float operator()(float a, float b) const { return tg_minf(a, b); } };
+struct TgMinI { __device__ __forceinline__ int operator()(int a, int b) const { return a < b ? a : b; } };
+struct TgProdF { __device__ __forceinline__ float operator()(float a, float b) const { return a * b; } };
+struct TgProdI { __device__ __forceinline__ int operator()(int a, int b) const { return tg_imul(a, b); } };
+// argmax / argmin keys (tg_arg_key, prelude.cuh).
+struct TgMaxKey {
+  __device__ __forceinline__ unsigned long long operator()(unsigned long long a, unsigned long long b) const {
+    return a > b ? a : b;
+  }
+};
 
 #if TG_CLUSTER > 1
 extern "C" __global__ void __cluster_dims__(TG_CLUSTER, 1, 1) __launch_bounds__(TG_BLOCK, 1)
