@@ -2,6 +2,7 @@
 #include "tg/Frontend/Dispatch.h"
 #include "tg/Frontend/Tracer.h"
 #include "tg/Runtime/DeviceRandom.h"
+#include "tg/Graph/ShapeRules.h"
 #include "tg/Support/CounterRandom.h"
 
 namespace tg {
@@ -43,6 +44,23 @@ Tensor from_vector(const std::vector<int32_t>& data, Shape shape, DType dtype, D
 Tensor from_vector(std::initializer_list<float> data, Shape shape, DType dtype, Device device,
                    Loc loc) {
   return fromData(std::vector<float>(data), std::move(shape), dtype, device, loc);
+}
+
+Tensor iota(Shape shape, int64_t axis, DType dtype, Device device, Loc loc) {
+  checkShape(shape, dtype, "iota", loc);
+  std::optional<int64_t> a = graph::normalizeAxis(axis, static_cast<int64_t>(shape.size()));
+  if (!a)
+    fail("iota", "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(shape.size()), loc);
+  graph::OpAttrs attrs;
+  attrs.shape = std::move(shape);
+  attrs.axis = *a;
+  attrs.dtype = dtype;
+  return detail::apply(graph::OpKind::Iota, attrs, {}, loc, device);
+}
+
+Tensor arange(int64_t n, DType dtype, Device device, Loc loc) {
+  if (n < 0) fail("iota", "arange(" + std::to_string(n) + "): the length must not be negative", loc);
+  return iota({n}, 0, dtype, device, loc);
 }
 
 Tensor full(Shape shape, double value, DType dtype, Device device, Loc loc) {

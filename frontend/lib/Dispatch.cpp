@@ -83,7 +83,7 @@ Tensor applyOnGpu(OpKind kind, const graph::OpAttrs& attrs, const std::vector<Te
 }
 
 Tensor apply(OpKind kind, const graph::OpAttrs& attrs, const std::vector<Tensor>& operands,
-             const Loc& loc) {
+             const Loc& loc, std::optional<Device> leafDevice) {
   Tracer* tracer = Tracer::current();
   std::vector<graph::TensorType> types;
   types.reserve(operands.size());
@@ -98,7 +98,7 @@ Tensor apply(OpKind kind, const graph::OpAttrs& attrs, const std::vector<Tensor>
   if (tracer) return tracer->record(kind, attrs, operands, result, SourceLoc::from(loc));
 
   // Eager: every operand on one device.
-  Device device = operands.empty() ? default_device() : operands[0].device();
+  Device device = operands.empty() ? leafDevice.value_or(default_device()) : operands[0].device();
   for (const Tensor& t : operands)
     if (t.device() != device)
       fail(graph::opName(kind),

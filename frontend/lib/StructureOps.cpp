@@ -2,6 +2,7 @@
 #include "tg/Frontend/Dispatch.h"
 #include "tg/Graph/ShapeRules.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace tg {
@@ -64,6 +65,76 @@ Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1, Loc loc) {
   std::iota(perm.begin(), perm.end(), 0);
   std::swap(perm[*d0], perm[*d1]);
   return transpose(x, perm, loc);
+}
+
+Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t step, Loc loc) {
+  if (!x.defined()) fail("slice", "operand is an undefined tensor", loc);
+  std::optional<int64_t> a = graph::normalizeAxis(axis, x.rank());
+  if (!a)
+    fail("slice", "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(x.rank()), loc);
+  if (step < 1) fail("slice", "step " + std::to_string(step) + " must be at least 1", loc);
+  const int64_t extent = x.shape()[*a];
+  auto clampIndex = [extent](int64_t i) {  // Python's rules: negative from the end, then clamped
+    if (i < 0) i = i < -extent ? 0 : i + extent;
+    return std::min(i, extent);
+  };
+  const int64_t begin = clampIndex(start), end = std::max(begin, clampIndex(stop));
+  graph::OpAttrs attrs;
+  attrs.starts.assign(x.rank(), 0);
+  attrs.limits = x.shape();
+  attrs.steps.assign(x.rank(), 1);
+  attrs.starts[*a] = begin;
+  attrs.limits[*a] = end;
+  attrs.steps[*a] = step;
+  return apply(OpKind::Slice, attrs, {x}, loc);
+}
+
+Tensor narrow(const Tensor& x, int64_t axis, int64_t start, int64_t length, Loc loc) {
+  if (!x.defined()) fail("slice", "operand is an undefined tensor", loc);
+  std::optional<int64_t> a = graph::normalizeAxis(axis, x.rank());
+  if (!a)
+    fail("slice", "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(x.rank()), loc);
+  const int64_t extent = x.shape()[*a];
+  if (start < 0 || length < 0 || start > extent || length > extent - start)
+    fail("slice", "narrow(" + std::to_string(start) + ", " + std::to_string(length) + ") does not fit dim " +
+                      std::to_string(*a) + " of extent " + std::to_string(extent), loc);
+  return slice(x, *a, start, start + length, 1, loc);
+}
+
+std::vector<Tensor> split(const Tensor& x, std::vector<int64_t> sizes, int64_t axis, Loc loc) {
+  if (!x.defined()) fail("slice", "operand is an undefined tensor", loc);
+  std::optional<int64_t> a = graph::normalizeAxis(axis, x.rank());
+  if (!a)
+    fail("slice", "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(x.rank()), loc);
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) fail("slice", "split sizes must not be negative", loc);
+    total += s;
+    if (total > x.shape()[*a]) break;
+  }
+  if (total != x.shape()[*a])
+    fail("slice", "split sizes add up to " + std::to_string(total) + ", not the extent " +
+                      std::to_string(x.shape()[*a]) + " of dim " + std::to_string(*a), loc);
+  std::vector<Tensor> pieces;
+  int64_t at = 0;
+  for (int64_t s : sizes) {
+    pieces.push_back(slice(x, *a, at, at + s, 1, loc));
+    at += s;
+  }
+  return pieces;
+}
+
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t axis, Loc loc) {
+  if (!x.defined()) fail("slice", "operand is an undefined tensor", loc);
+  if (chunks < 1) fail("slice", "chunk count " + std::to_string(chunks) + " must be at least 1", loc);
+  std::optional<int64_t> a = graph::normalizeAxis(axis, x.rank());
+  if (!a)
+    fail("slice", "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(x.rank()), loc);
+  const int64_t extent = x.shape()[*a], size = (extent + chunks - 1) / chunks;
+  std::vector<int64_t> sizes;
+  for (int64_t at = 0; at < extent; at += size) sizes.push_back(std::min(size, extent - at));
+  if (sizes.empty()) sizes.push_back(0);
+  return split(x, sizes, *a, loc);
 }
 
 static Tensor reduce(OpKind kind, const Tensor& x, std::vector<int64_t> axes, bool keepdims,

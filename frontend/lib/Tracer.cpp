@@ -117,33 +117,12 @@ Tensor Tracer::recordConstant(ref::HostTensor value, const graph::TensorType& ty
   return symbolic(static_cast<int>(trace_.nodes.size()) - 1);
 }
 
-static std::string hexDouble(double d) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%a", d);
-  return buf;
-}
-
-static void appendInts(std::string& s, const std::vector<int64_t>& v) {
-  s += '[';
-  for (int64_t x : v) s += std::to_string(x) + ',';
-  s += ']';
-}
-
 std::string structuralKey(const Trace& trace) {
   std::string s = "args" + std::to_string(trace.numArgs) + ";";
   for (const TraceNode& n : trace.nodes) {
     s += std::to_string(static_cast<int>(n.kind)) + ":" + n.type.str();
     for (int o : n.operands) s += "," + std::to_string(o);
-    const graph::OpAttrs& a = n.attrs;
-    appendInts(s, a.axes);
-    appendInts(s, a.perm);
-    appendInts(s, a.dims);
-    appendInts(s, a.shape);
-    s += std::to_string(a.keepDims) + std::to_string(static_cast<int>(a.predicate)) +
-         std::to_string(static_cast<int>(a.dtype)) + std::to_string(static_cast<int>(a.gelu)) +
-         std::to_string(a.axis) + "," + hexDouble(a.epsilon) + std::to_string(a.hasWeight) +
-         std::to_string(a.hasBias) + std::to_string(a.transposeA) + std::to_string(a.transposeB) +
-         "#" + std::to_string(a.checkId);
+    graph::appendAttrsKey(s, n.attrs);
     s += "@" + std::to_string(n.inputIndex);
     if (n.kind == graph::OpKind::Constant) {
       s += n.splat ? "splat" : "dense";

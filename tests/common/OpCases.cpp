@@ -192,12 +192,35 @@ class Builder {
           [](const Args& a) { return tg::transpose(a[0], 0, 1); });
       add("reshape/" + dt(d), "reshape", d, {{{6, 35}, d}}, {plain(d)},
           [](const Args& a) { return tg::reshape(a[0], {5, 42}); });
+      // Slices: a strided window returned (a copy kernel), and slices read by an op (index maps).
+      add("slice/" + dt(d), "slice", d, {{{6, 35}, d}}, {plain(d)},
+          [](const Args& a) { return tg::slice(tg::slice(a[0], 0, 1, 5), 1, -30, 34, 3); });
+      if (d != DType::Bool)
+        add("split_then_max/" + dt(d), "slice", d, {{{6, 36}, d}}, {plain(d)}, [](const Args& a) {
+          std::vector<Tensor> p = tg::split(a[0], {12, 24}, 1);
+          std::vector<Tensor> q = tg::chunk(p[1], 2, 1);
+          return tg::maximum(tg::maximum(p[0], q[0]), tg::slice(q[1], 0, 0, 6, 1));
+        });
       // A reshape feeding a kernel (an alias, then a read of the same bytes).
       if (d != DType::Bool)
         add("reshape_then_max/" + dt(d), "reshape", d, {{{6, 35}, d}}, {plain(d)},
             [](const Args& a) {
               return tg::maximum(tg::reshape(a[0], {5, 42}), tg::reshape(tg::neg(a[0]), {5, 42}));
             });
+    }
+  }
+
+  void creation() {
+    for (DType d : kNumeric) {
+      // (The input only says on which device the positions are made.)
+      add("iota/" + dt(d), "iota", d, {{{2}, d}}, {plain(d)},
+          [d](const Args& a) { return tg::iota({37, 129}, 1, d, a[0].device()); });
+      // Positions read through a broadcast and compared, as a causal mask is made.
+      add("iota_mask/" + dt(d), "iota", d, {{{37, 129}, d}}, {plain(d)}, [d](const Args& a) {
+        const tg::Device on = a[0].device();
+        Tensor rows = tg::iota({37, 1}, 0, d, on), cols = tg::arange(129, d, on);
+        return tg::where(cols <= rows, a[0], tg::iota({37, 129}, 0, d, on));
+      });
     }
   }
 
@@ -385,6 +408,7 @@ const std::vector<OpCase>& opCases() {
     Builder b;
     b.elementwise();
     b.layout();
+    b.creation();
     b.reductions();
     b.composites();
     b.matmuls();

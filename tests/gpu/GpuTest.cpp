@@ -86,7 +86,7 @@ Tolerance toleranceFor(const tgtest::OpCase& c, const std::vector<Tensor>& cpuIn
       }
       // Precision::Auto: exp and sigmoid through ex2.approx/rcp.approx, division through
       // div.full, for every dtype (tg/Support/Precision.h).
-      if (op == "exp" || op == "sigmoid" || op == "div") {
+      if (op == "exp" || op == "sigmoid" || op == "silu" || op == "div") {
         t.dtypeUlps = d == DType::F32 ? 0 : 1;
         t.norm = std::max(oneUlpRel, std::ldexp(1.0, -20));
         if (op == "div") {
@@ -116,10 +116,10 @@ Tolerance toleranceFor(const tgtest::OpCase& c, const std::vector<Tensor>& cpuIn
         return t;
       }
       // bf16 under Precision::Auto: hardware approximations, each with its documented error.
-      if (op == "log") {
+      if (op == "log" || op == "log2") {
         t.f32Ulps = 4;
-        t.abs = std::ldexp(1.0, -21);  // __logf: 2^-21.41 absolute on [0.5, 2], else 3 ulp
-        t.rule = "bf16 log: 1 ulp + __logf (2^-21 absolute or 4 ulp of f32)";
+        t.abs = std::ldexp(1.0, -21);  // __logf: 2^-21.41 absolute on [0.5, 2], else 3 ulp; __log2f: 2^-22.6, 2 ulp
+        t.rule = "bf16 " + op + ": 1 ulp + __logf/__log2f (2^-21 absolute or 4 ulp of f32)";
       } else if (op == "tanh") {
         t.rel = std::exp2(-10.9);  // tanh.approx: 2^-10.987 relative
         t.rule = "bf16 tanh: 1 ulp + tanh.approx (2^-10.9 relative)";
@@ -243,7 +243,8 @@ TEST(GpuEager, UnaryAndBinaryElementwise) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   runCases([](const tgtest::OpCase& c) {
     return isOp(c, {"neg", "abs", "relu", "exp", "log", "tanh", "sigmoid", "gelu_erf", "gelu_tanh",
-                    "sqrt", "rsqrt", "add", "sub", "mul", "div", "maximum", "minimum", "pow"});
+                    "sqrt", "rsqrt", "add", "sub", "mul", "div", "maximum", "minimum", "pow", "sin", "cos",
+                    "erf", "exp2", "log2", "floor", "ceil", "round", "sign", "silu", "clamp"});
   });
 }
 
@@ -265,7 +266,7 @@ TEST(GpuEager, Layout) {
 TEST(GpuEager, Reductions) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   runCases([](const tgtest::OpCase& c) {
-    return isOp(c, {"reduce_sum", "reduce_max", "reduce_mean"});
+    return isOp(c, {"reduce_sum", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "argmax", "argmin"});
   });
 }
 

@@ -304,6 +304,17 @@ TEST(CodegenCompile, CaseTableCoversEveryOpKindAndAcceptedDType) {
           attrs.axis = 0;
           operands = {{d, {2, 3}}};
           break;
+        case OpKind::Iota:
+          attrs.axis = 0;
+          attrs.dtype = d;
+          attrs.shape = {3};
+          break;
+        case OpKind::Slice:
+          attrs.starts = {1};
+          attrs.limits = {3};
+          attrs.steps = {1};
+          operands = {{d, {3}}};
+          break;
         case OpKind::Matmul:
           operands = {{d, {2, 3}}, {d, {3, 2}}};
           break;

@@ -129,6 +129,10 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
       if (n == "/*unresolved*/0") return op.emitOpError("has an operand the emitter cannot read");
       operands.push_back(n);
     }
+    if (isa<ir::IotaOp>(op)) {  // at the kernel's own index, over the iota's shape
+      auto t = cast<RankedTensorType>(op.getResult(0).getType());
+      operands.push_back(iotaOperand(&op, delinearize(IndexExpr::var("i", numel), Shape(t.getShape().begin(), t.getShape().end())), sfx));
+    }
     std::string n = numbered("v", counter++);
     os << elementwiseLine(&op, *d, operands, n, options.precision);
     names[op.getResult(0)] = n;

@@ -101,6 +101,11 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
       if (failed(n)) return op.emitOpError("has an operand the matmul epilogue cannot read");
       operands.push_back(*n);
     }
+    if (isa<ir::IotaOp>(op)) {  // at this element: (b, m, n) over the matmul's shape, else i
+      auto t = cast<RankedTensorType>(op.getResult(0).getType());
+      const Shape s(t.getShape().begin(), t.getShape().end());
+      operands.push_back(iotaOperand(&op, s == shape ? element : delinearize(IndexExpr::var("i", numel), s), sfx));
+    }
     std::string n = "v" + std::to_string(counter++);
     os << elementwiseLine(&op, *d, operands, n, options.precision);
     names[op.getResult(0)] = n;

@@ -23,7 +23,8 @@ std::string elementwiseLine(Operation* op, const ir::OpDescription& d,
                             const std::vector<std::string>& operands, const std::string& name,
                             Precision precision) {
   // The operand dtype that decides the math: the data operand (select: the values).
-  DType in = dtypeOfValue(op->getOperand(d.kind == graph::OpKind::Select ? 1 : 0));
+  DType in = op->getNumOperands() == 0 ? dtypeOfValue(op->getResult(0))
+                                       : dtypeOfValue(op->getOperand(d.kind == graph::OpKind::Select ? 1 : 0));
   DType out = dtypeOfValue(op->getResult(0));
   return "    const " + std::string(computeType(out)) + " " + name + " = " +
          scalarExpr(d.kind, d.attrs, operands, in, out, precision) + ";\n";

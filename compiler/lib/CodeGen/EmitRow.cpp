@@ -199,6 +199,7 @@ class RowWriter {
         if (failed(r)) return failure();
         operands.push_back(*r);
       }
+      if (isa<ir::IotaOp>(def)) operands.push_back(iotaOperand(def, fullIndex(v), sfx_));
       n = numbered("f", counter_++);
       const bool keepable = isCostly(d->kind) && std::string(computeType(dtypeOfValue(v))) == "float";
       if (keepable) computed_[v] = {pass_, n};
@@ -217,6 +218,9 @@ class RowWriter {
     names[v] = n;
     return n;
   }
+
+  /// The index operand of a tg.iota of one value per row, at row r.
+  std::string iotaAtRow(Operation* iota) const { return iotaOperand(iota, rowIndex(iota->getResult(0)), sfx_); }
 
   void nameRow(Value v, const std::string& n) {
     rowNames_[v] = n;
@@ -317,8 +321,10 @@ class RowWriter {
     dims.dims.insert(dims.dims.end(), red.dims.begin(), red.dims.end());
     return dims;
   }
+  /// Whether the chain moves elements (a transpose or a slice), so that element r of the
+  /// value is not element r of its root.
   static bool hasTranspose(const LayoutChain& chain) {
-    return llvm::any_of(chain.ops, [](Operation* op) { return isa<ir::TransposeOp>(op); });
+    return llvm::any_of(chain.ops, [](Operation* op) { return isa<ir::TransposeOp, ir::SliceOp>(op); });
   }
   static Shape shapeOf(Value v) {
     auto t = cast<RankedTensorType>(v.getType());
@@ -469,6 +475,7 @@ FailureOr<std::unique_ptr<RowText>> writeRow(ir::FusionOp fusion, const RowDomai
       if (failed(r)) return failure();
       operands.push_back(*r);
     }
+    if (isa<ir::IotaOp>(op)) operands.push_back(w.iotaAtRow(&op));
     const std::string n = w.fresh("w");
     rowScope << "  " << elementwiseLine(&op, *desc, operands, n, options.precision);
     w.nameRow(op.getResult(0), n);

@@ -144,6 +144,11 @@ IndexExpr linearize(const DimIndices& idx) {
   return sum;
 }
 
+std::string iotaOperand(mlir::Operation* iota, const DimIndices& idx, const std::string& suffix) {
+  const auto axis = static_cast<size_t>(mlir::cast<ir::IotaOp>(iota).getAxis());
+  return idx.dims.at(axis).str(suffix);
+}
+
 DimIndices mapToRoot(mlir::Value value, DimIndices idx, mlir::Value& root) {
   LayoutChain chain = traceLayout(value);
   for (mlir::Operation* op : chain.ops) {  // from the value back to the root
@@ -157,6 +162,9 @@ DimIndices mapToRoot(mlir::Value value, DimIndices idx, mlir::Value& root) {
     } else if (auto t = mlir::dyn_cast<ir::TransposeOp>(op)) {
       next.dims.assign(in.size(), IndexExpr::constant(0));
       for (size_t d = 0; d < t.getPerm().size(); ++d) next.dims[t.getPerm()[d]] = idx.dims[d];
+    } else if (auto s = mlir::dyn_cast<ir::SliceOp>(op)) {  // start + i * step, per dim
+      for (size_t d = 0; d < in.size(); ++d)
+        next.dims.push_back(idx.dims[d] * s.getSteps()[d] + IndexExpr::constant(s.getStarts()[d]));
     } else {  // reshape: same linear index
       next = delinearize(linearize(idx), in);
     }

@@ -55,6 +55,10 @@ DimIndices delinearize(const IndexExpr& linear, const Shape& shape);
 /// Row-major linear index of `dims` (returns the original linear index when there is one).
 IndexExpr linearize(const DimIndices& dims);
 
+/// The operand scalarExpr takes for a tg.iota at `idx` (indices over its own shape): the index
+/// along its axis.
+std::string iotaOperand(mlir::Operation* iota, const DimIndices& idx, const std::string& suffix);
+
 /// Maps the indices of `value` through the layout chain that defines it (broadcast, transpose,
 /// reshape) down to its root, which is returned in `root`.
 DimIndices mapToRoot(mlir::Value value, DimIndices indices, mlir::Value& root);

@@ -139,6 +139,9 @@ std::string scalarExpr(OpKind kind, const graph::OpAttrs& attrs,
     case OpKind::Silu:
       e = cheap ? call("tg_silu_approx", x[0]) : "(" + x[0] + " / (1.0f + expf(-" + x[0] + ")))";
       break;
+    case OpKind::Iota:  // x[0]: the element's index along the axis (the emitter's)
+      if (out == DType::I32) return "((int)(" + x[0] + "))";
+      return roundTo(out, "((float)(" + x[0] + "))");
     case OpKind::Clamp:
       e = std::string(isInt ? "tg_iclamp(" : "tg_clampf(") + x[0] + ", " + x[1] + ", " + x[2] + ")";
       break;

@@ -28,7 +28,8 @@ std::string loadConvert(DType dtype, const std::string& storage);
 std::string storeConvert(DType dtype, const std::string& value);
 
 /// The C expression for one element of `kind` applied to `operands` (compute values of
-/// `operandDType`), producing `resultDType` (in f32 for floats: only casts round).
+/// `operandDType`), producing `resultDType` (in f32 for floats: only casts round). Iota takes
+/// one operand: the element's index along its axis (an index expression).
 std::string scalarExpr(graph::OpKind kind, const graph::OpAttrs& attrs,
                        const std::vector<std::string>& operands, DType operandDType,
                        DType resultDType, Precision precision);

@@ -109,6 +109,13 @@ std::optional<OpDescription> describeOp(Operation* op) {
           .Case([&](SignOp) { return simple(OpKind::Sign); })
           .Case([&](SiluOp) { return simple(OpKind::Silu); })
           .Case([&](ClampOp) { return simple(OpKind::Clamp); })
+          .Case([&](IotaOp i) {
+            d.kind = OpKind::Iota;
+            d.attrs.shape = resultShape(op);
+            d.attrs.dtype = dtypeOf(i.getType().getElementType()).value_or(DType::F32);
+            d.attrs.axis = static_cast<int64_t>(i.getAxis());
+            return true;
+          })
           .Case([&](GeluOp g) {
             d.kind = OpKind::Gelu;
             d.attrs.gelu = g.getApproximate() == GeluApprox::tanh ? graph::GeluApprox::Tanh
@@ -148,6 +155,13 @@ std::optional<OpDescription> describeOp(Operation* op) {
           .Case([&](TransposeOp t) {
             d.kind = OpKind::Transpose;
             d.attrs.perm.assign(t.getPerm().begin(), t.getPerm().end());
+            return true;
+          })
+          .Case([&](SliceOp s) {
+            d.kind = OpKind::Slice;
+            d.attrs.starts.assign(s.getStarts().begin(), s.getStarts().end());
+            d.attrs.limits.assign(s.getLimits().begin(), s.getLimits().end());
+            d.attrs.steps.assign(s.getSteps().begin(), s.getSteps().end());
             return true;
           })
           .Case<ReduceSumOp, ReduceMaxOp, ReduceMeanOp, ReduceMinOp, ReduceProdOp, ArgMaxOp,
@@ -215,6 +229,7 @@ Value createOp(OpBuilder& b, Location loc, OpKind kind, const graph::OpAttrs& at
     case OpKind::Sign: return SignOp::create(b, loc, type, operands[0]);
     case OpKind::Silu: return SiluOp::create(b, loc, type, operands[0]);
     case OpKind::Clamp: return ClampOp::create(b, loc, type, operands[0], operands[1], operands[2]);
+    case OpKind::Iota: return IotaOp::create(b, loc, type, static_cast<uint64_t>(attrs.axis));
     case OpKind::Gelu:
       return GeluOp::create(b, loc, type, operands[0],
                             attrs.gelu == graph::GeluApprox::Tanh ? GeluApprox::tanh
@@ -234,6 +249,8 @@ Value createOp(OpBuilder& b, Location loc, OpKind kind, const graph::OpAttrs& at
     case OpKind::Broadcast: return BroadcastOp::create(b, loc, type, operands[0], attrs.dims);
     case OpKind::Reshape: return ReshapeOp::create(b, loc, type, operands[0]);
     case OpKind::Transpose: return TransposeOp::create(b, loc, type, operands[0], attrs.perm);
+    case OpKind::Slice:
+      return SliceOp::create(b, loc, type, operands[0], attrs.starts, attrs.limits, attrs.steps);
     case OpKind::ReduceSum:
       return ReduceSumOp::create(b, loc, type, operands[0], attrs.axes, attrs.keepDims);
     case OpKind::ReduceMax:

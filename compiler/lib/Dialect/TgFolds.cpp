@@ -147,6 +147,28 @@ OpFoldResult TransposeOp::fold(FoldAdaptor a) {
   return {};
 }
 
+OpFoldResult SliceOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType()) return getInput();  // every element, in order
+  if (DenseElementsAttr splat = splatOf(a.getInput()))
+    return DenseElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
+  if (auto inner = getInput().getDefiningOp<SliceOp>()) {  // compose: one window of the root
+    SmallVector<int64_t> starts, limits, steps;
+    for (auto [d, extent] : llvm::enumerate(getType().getShape())) {
+      const int64_t step = inner.getSteps()[d] * getSteps()[d];
+      const int64_t start = inner.getStarts()[d] + getStarts()[d] * inner.getSteps()[d];
+      starts.push_back(start);
+      steps.push_back(step);
+      limits.push_back(extent == 0 ? start : start + (extent - 1) * step + 1);
+    }
+    setStarts(starts);
+    setLimits(limits);
+    setSteps(steps);
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
 template <typename ReduceOp>
 static OpFoldResult foldReduce(ReduceOp op) {
   if (op.getAxes().empty() && op.getInput().getType() == op.getType()) return op.getInput();

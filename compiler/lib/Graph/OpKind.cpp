@@ -1,6 +1,8 @@
 //===- OpKind.cpp - Names and classes of tg op kinds ----------------------===//
 #include "tg/Graph/OpKind.h"
 
+#include <cstdio>
+
 namespace tg::graph {
 
 std::string_view opName(OpKind kind) {
@@ -34,6 +36,7 @@ std::string_view opName(OpKind kind) {
     case OpKind::Pow: return "pow";
     case OpKind::Maximum: return "maximum";
     case OpKind::Minimum: return "minimum";
+    case OpKind::Iota: return "iota";
     case OpKind::Clamp: return "clamp";
     case OpKind::Compare: return "cmp";
     case OpKind::Select: return "select";
@@ -41,6 +44,7 @@ std::string_view opName(OpKind kind) {
     case OpKind::Broadcast: return "broadcast";
     case OpKind::Reshape: return "reshape";
     case OpKind::Transpose: return "transpose";
+    case OpKind::Slice: return "slice";
     case OpKind::ReduceSum: return "reduce_sum";
     case OpKind::ReduceMax: return "reduce_max";
     case OpKind::ReduceMean: return "reduce_mean";
@@ -54,6 +58,31 @@ std::string_view opName(OpKind kind) {
     case OpKind::Check: return "check";
   }
   return "?";
+}
+
+static void appendInts(std::string& s, const std::vector<int64_t>& v) {
+  s += '[';
+  for (int64_t x : v) s += std::to_string(x) + ',';
+  s += ']';
+}
+
+// A new field of OpAttrs changes its size: add it below, then update the size.
+static_assert(sizeof(OpAttrs) == 7 * sizeof(std::vector<int64_t>) + 40, "OpAttrs changed: key every field");
+
+void appendAttrsKey(std::string& s, const OpAttrs& a) {
+  appendInts(s, a.axes);
+  appendInts(s, a.perm);
+  appendInts(s, a.dims);
+  appendInts(s, a.shape);
+  appendInts(s, a.starts);
+  appendInts(s, a.limits);
+  appendInts(s, a.steps);
+  char epsilon[40];
+  std::snprintf(epsilon, sizeof(epsilon), "%a", a.epsilon);
+  s += std::to_string(a.keepDims) + std::to_string(static_cast<int>(a.predicate)) +
+       std::to_string(static_cast<int>(a.dtype)) + std::to_string(static_cast<int>(a.gelu)) + "," +
+       std::to_string(a.axis) + "," + epsilon + std::to_string(a.hasWeight) + std::to_string(a.hasBias) +
+       std::to_string(a.transposeA) + std::to_string(a.transposeB) + "#" + std::to_string(a.checkId);
 }
 
 std::string_view predicateName(CmpPredicate pred) {

@@ -35,9 +35,9 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
 }
 
 size_t expectedOperandCount(OpKind kind, const OpAttrs& attrs) {
-  if (kind == OpKind::Input || kind == OpKind::Constant) return 0;
+  if (kind == OpKind::Input || kind == OpKind::Constant || kind == OpKind::Iota) return 0;
   if (isUnaryElementwise(kind) || kind == OpKind::Cast || kind == OpKind::Broadcast ||
-      kind == OpKind::Reshape || kind == OpKind::Transpose || isReduction(kind) ||
+      kind == OpKind::Reshape || kind == OpKind::Transpose || kind == OpKind::Slice || isReduction(kind) ||
       kind == OpKind::Softmax || kind == OpKind::Check)
     return 1;
   if (kind == OpKind::LayerNorm) return 1 + attrs.hasWeight + attrs.hasBias;
@@ -124,6 +124,24 @@ std::string inferBroadcast(const OpAttrs& attrs, const TensorType& in, TensorTyp
              std::to_string(target[d]);
   }
   result = {in.dtype, target};
+  return {};
+}
+
+std::string inferSlice(const OpAttrs& attrs, const TensorType& in, TensorType& result) {
+  const size_t rank = in.shape.size();
+  if (attrs.starts.size() != rank || attrs.limits.size() != rank || attrs.steps.size() != rank)
+    return "starts " + join(attrs.starts) + ", limits " + join(attrs.limits) + " and steps " +
+           join(attrs.steps) + " must have one entry per dim of " + in.str();
+  Shape out;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t start = attrs.starts[d], limit = attrs.limits[d], step = attrs.steps[d];
+    if (step < 1) return "step " + std::to_string(step) + " of dim " + std::to_string(d) + " must be at least 1";
+    if (start < 0 || start > limit || limit > in.shape[d])
+      return "dim " + std::to_string(d) + " of " + in.str() + " cannot be sliced from " + std::to_string(start) +
+             " to " + std::to_string(limit) + " (need 0 <= start <= limit <= " + std::to_string(in.shape[d]) + ")";
+    out.push_back((limit - start + step - 1) / step);
+  }
+  result = {in.dtype, out};
   return {};
 }
 
@@ -220,6 +238,16 @@ std::string inferUnbounded(OpKind kind, const OpAttrs& attrs,
     result = {attrs.dtype, attrs.shape};
     return {};
   }
+  if (kind == OpKind::Iota) {
+    if (attrs.dtype == DType::Bool) return "needs a numeric result (f32, f16, bf16 or i32), got bool";
+    const int64_t rank = static_cast<int64_t>(attrs.shape.size());
+    if (attrs.axis < 0 || attrs.axis >= rank)
+      return "axis " + std::to_string(attrs.axis) + " is out of range for rank " + std::to_string(rank);
+    for (int64_t d : attrs.shape)
+      if (d < 0) return "shape " + format_shape(attrs.shape) + " has a negative extent";
+    result = {attrs.dtype, attrs.shape};
+    return {};
+  }
   if (isUnaryElementwise(kind)) {
     if (std::string err = checkDType(kind, operands[0].dtype); !err.empty()) return err;
     result = operands[0];
@@ -275,6 +303,8 @@ std::string inferUnbounded(OpKind kind, const OpAttrs& attrs,
       result = {operands[0].dtype, out};
       return {};
     }
+    case OpKind::Slice:
+      return inferSlice(attrs, operands[0], result);
     case OpKind::ReduceSum:
     case OpKind::ReduceMax:
     case OpKind::ReduceMean:

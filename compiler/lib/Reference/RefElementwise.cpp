@@ -104,6 +104,20 @@ static bool compareValues(CmpPredicate pred, T a, T b) {
 
 HostTensor evaluateElementwise(OpKind kind, const graph::OpAttrs& attrs,
                                std::span<const HostTensor> operands) {
+  if (kind == OpKind::Iota) {
+    HostTensor out(attrs.dtype, attrs.shape);
+    int64_t inner = 1;
+    for (size_t d = static_cast<size_t>(attrs.axis) + 1; d < attrs.shape.size(); ++d) inner *= attrs.shape[d];
+    const int64_t extent = attrs.shape[static_cast<size_t>(attrs.axis)];
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      const int64_t position = i / inner % extent;
+      if (attrs.dtype == DType::I32)
+        out.setInt(i, static_cast<int32_t>(position));
+      else
+        out.setFloat(i, static_cast<float>(position));  // one rounding to the dtype
+    }
+    return out;
+  }
   const HostTensor& x = operands[0];
   const int64_t n = x.numel();
   const bool isFloat = is_floating(x.dtype());

@@ -14,6 +14,7 @@ HostTensor evaluate(OpKind kind, const graph::OpAttrs& attrs,
     case OpKind::Broadcast:
     case OpKind::Reshape:
     case OpKind::Transpose:
+    case OpKind::Slice:
       return evaluateLayout(kind, attrs, operands[0]);
     case OpKind::ReduceSum:
     case OpKind::ReduceMax:

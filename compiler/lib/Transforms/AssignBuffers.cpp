@@ -97,7 +97,7 @@ std::string kernelName(ir::FusionOp fusion, int index) {
   std::string name = "tg_" + std::string(letter) + std::to_string(index);
   int shown = 0, total = 0;
   fusion.getBody().walk([&](Operation* op) {
-    if (isa<ir::YieldOp, ir::ConstantOp, ir::BroadcastOp, ir::TransposeOp, ir::ReshapeOp>(op))
+    if (isa<ir::YieldOp, ir::ConstantOp, ir::BroadcastOp, ir::TransposeOp, ir::ReshapeOp, ir::SliceOp>(op))
       return;
     ++total;
     if (shown < 4) {

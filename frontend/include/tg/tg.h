@@ -25,6 +25,7 @@
 #include <functional>
 #include <initializer_list>
 #include <iosfwd>
+#include <limits>
 #include <memory>
 #include <source_location>
 #include <span>
@@ -168,6 +169,13 @@ Tensor ones(Shape shape, DType dtype = DType::F32, Device device = default_devic
 /// values on every machine and device (element i depends only on seed and i).
 Tensor randn(Shape shape, DType dtype = DType::F32, uint64_t seed = 0,
              Device device = default_device(), Loc loc = Loc::current());
+/// Positions: element (i0, i1, ...) is i_axis, in `dtype` (i32 by default; floats are exact up
+/// to 2^24 in f32). While tracing, an op of the graph computed wherever it is read (no memory).
+Tensor iota(Shape shape, int64_t axis, DType dtype = DType::I32, Device device = default_device(),
+            Loc loc = Loc::current());
+/// 0, 1, ..., n - 1 (torch.arange(n)).
+Tensor arange(int64_t n, DType dtype = DType::I32, Device device = default_device(),
+              Loc loc = Loc::current());
 /// Uniform samples in [0, 1), same generator.
 Tensor rand(Shape shape, DType dtype = DType::F32, uint64_t seed = 0,
             Device device = default_device(), Loc loc = Loc::current());
@@ -264,6 +272,21 @@ Tensor reshape(const Tensor& x, Shape shape, Loc loc = Loc::current());
 Tensor transpose(const Tensor& x, std::vector<int64_t> perm, Loc loc = Loc::current());
 /// Swaps two dims.
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1, Loc loc = Loc::current());
+/// Elements start, start + step, ... below stop of dim `axis`, as Python's x[start:stop:step]:
+/// negative start and stop count from the end and both are clamped to the dim; step >= 1.
+/// Free in a fused kernel (an index map); copied only where a matmul or the result needs it.
+Tensor slice(const Tensor& x, int64_t axis, int64_t start,
+             int64_t stop = std::numeric_limits<int64_t>::max(), int64_t step = 1,
+             Loc loc = Loc::current());
+/// `length` elements of dim `axis` from `start` (torch.narrow): start + length must fit.
+Tensor narrow(const Tensor& x, int64_t axis, int64_t start, int64_t length, Loc loc = Loc::current());
+/// Dim `axis` cut into consecutive pieces of `sizes` elements, which must add up to its
+/// extent (torch.split with a list): slices of `x`.
+std::vector<Tensor> split(const Tensor& x, std::vector<int64_t> sizes, int64_t axis = 0,
+                          Loc loc = Loc::current());
+/// Dim `axis` cut into `chunks` pieces of ceil(extent / chunks) elements, the last one smaller
+/// when it does not divide (torch.chunk).
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t axis = 0, Loc loc = Loc::current());
 
 //===----------------------------------------------------------------------===//
 // Reductions and composites

@@ -755,3 +755,17 @@ func.func @matmul_keeps_mixed_transpose(%a: tensor<16x2x8xf32>, %b: tensor<2x16x
   %0 = tg.matmul %at, %b : tensor<2x8x16xf32>, tensor<2x16x4xf32> -> tensor<2x8x4xf32>
   return %0 : tensor<2x8x4xf32>
 }
+
+// -----
+
+// A slice of a slice is one window of the root; a slice of everything is its input.
+// CHECK-LABEL: func.func @slice_of_slice
+// CHECK-SAME: (%[[X:.+]]: tensor<10x20xf32>)
+// CHECK: %[[S:.+]] = tg.slice %[[X]] starts = [3, 2] limits = [8, 15] steps = [2, 6] : tensor<10x20xf32> to tensor<3x3xf32>
+// CHECK-NEXT: return %[[S]], %[[X]]
+func.func @slice_of_slice(%x: tensor<10x20xf32>) -> (tensor<3x3xf32>, tensor<10x20xf32>) {
+  %0 = tg.slice %x starts = [1, 2] limits = [10, 20] steps = [1, 2] : tensor<10x20xf32> to tensor<9x9xf32>
+  %1 = tg.slice %0 starts = [2, 0] limits = [7, 7] steps = [2, 3] : tensor<9x9xf32> to tensor<3x3xf32>
+  %2 = tg.slice %x starts = [0, 0] limits = [10, 20] steps = [1, 1] : tensor<10x20xf32> to tensor<10x20xf32>
+  return %1, %2 : tensor<3x3xf32>, tensor<10x20xf32>
+}

@@ -523,6 +523,46 @@ func.func @argmax_result_dtype(%x: tensor<3x4xf32>) {
 
 // -----
 
+func.func @slice_out_of_range(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tg.slice' op dim 1 of f32[3, 4] cannot be sliced from 2 to 5 (need 0 <= start <= limit <= 4)}}
+  %0 = tg.slice %x starts = [0, 2] limits = [3, 5] steps = [1, 1] : tensor<3x4xf32> to tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_step_zero(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tg.slice' op step 0 of dim 0 must be at least 1}}
+  %0 = tg.slice %x starts = [0, 0] limits = [3, 4] steps = [0, 1] : tensor<3x4xf32> to tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_result_shape(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tg.slice' op result type 'tensor<3x2xf32>' does not match the inferred type 'tensor<3x1xf32>'}}
+  %0 = tg.slice %x starts = [0, 1] limits = [3, 4] steps = [1, 3] : tensor<3x4xf32> to tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @iota_axis(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tg.iota' op axis 2 is out of range for rank 2}}
+  %0 = tg.iota axis = 2 : tensor<3x4xi32>
+  return
+}
+
+// -----
+
+func.func @iota_bool() {
+  // expected-error @+1 {{'tg.iota' op needs a numeric result (f32, f16, bf16 or i32), got bool}}
+  %0 = tg.iota axis = 0 : tensor<4xi1>
+  return
+}
+
+// -----
+
 func.func @floor_i32(%x: tensor<4xi32>) {
   // expected-error @+1 {{'tg.floor' op needs a floating-point operand (f32, f16 or bf16), got i32}}
   %0 = tg.floor %x : tensor<4xi32>

@@ -217,6 +217,19 @@ func.func @layout(%v: tensor<4xf32>, %m: tensor<3x1xi32>, %x: tensor<12xbf16>, %
   return %0, %1, %2, %3, %4, %5, %6, %8 : tensor<3x4xf32>, tensor<2x3x5xi32>, tensor<2x2xf32>, tensor<3x4xbf16>, tensor<2x1x6xbf16>, tensor<1xf32>, tensor<4x2x3xf16>, tensor<3x4xf32>
 }
 
+// CHECK-LABEL: func.func @slice_and_iota
+func.func @slice_and_iota(%x: tensor<8x192xbf16>) -> (tensor<8x64xbf16>, tensor<3x22xbf16>, tensor<8x512xi32>, tensor<16xf32>) {
+  // CHECK: tg.slice %{{.+}} starts = [0, 64] limits = [8, 128] steps = [1, 1] : tensor<8x192xbf16> to tensor<8x64xbf16>
+  %0 = tg.slice %x starts = [0, 64] limits = [8, 128] steps = [1, 1] : tensor<8x192xbf16> to tensor<8x64xbf16>
+  // CHECK: tg.slice %{{.+}} starts = [1, 0] limits = [8, 64] steps = [3, 3] : tensor<8x192xbf16> to tensor<3x22xbf16>
+  %1 = tg.slice %x starts = [1, 0] limits = [8, 64] steps = [3, 3] : tensor<8x192xbf16> to tensor<3x22xbf16>
+  // CHECK: tg.iota axis = 1 : tensor<8x512xi32>
+  %2 = tg.iota axis = 1 : tensor<8x512xi32>
+  // CHECK: tg.iota axis = 0 : tensor<16xf32>
+  %3 = tg.iota axis = 0 : tensor<16xf32>
+  return %0, %1, %2, %3 : tensor<8x64xbf16>, tensor<3x22xbf16>, tensor<8x512xi32>, tensor<16xf32>
+}
+
 // CHECK-LABEL: func.func @reductions
 // CHECK-SAME: (%[[X:.+]]: tensor<2x3x4xf32>, %[[I:.+]]: tensor<5x6xi32>, %[[B:.+]]: tensor<8x16xbf16>)
 func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<5x6xi32>, %b: tensor<8x16xbf16>)

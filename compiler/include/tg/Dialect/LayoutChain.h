@@ -1,6 +1,6 @@
 //===- LayoutChain.h - Values reached through broadcast/transpose/reshape ===//
 //
-// Layout ops move no data by themselves in tg's kernels: a consumer reads the root value
+// Layout ops (broadcast, transpose, reshape, slice) move no data by themselves in tg's kernels: a consumer reads the root value
 // through an index map. This helper finds the root of a value and the chain of layout ops in
 // between, for the fuser (which folds chains into reads) and the code generator (which turns
 // them into offset arithmetic).
@@ -18,7 +18,7 @@
 namespace tg {
 
 inline bool isLayoutOp(mlir::Operation* op) {
-  return op && mlir::isa<ir::BroadcastOp, ir::TransposeOp, ir::ReshapeOp>(op);
+  return op && mlir::isa<ir::BroadcastOp, ir::TransposeOp, ir::ReshapeOp, ir::SliceOp>(op);
 }
 
 /// The value of `v` when a splat tg.constant defines it (null otherwise). The fuser clones

@@ -121,6 +121,23 @@ def Tg_MinimumOp : Tg_BinaryOp<"minimum", "minimum, propagating NaN", [Commutati
 // Elementwise: clamp, compare, select, cast
 //===----------------------------------------------------------------------===//
 
+def Tg_IotaOp : Tg_Op<"iota", [Pure, Tg_ShapeRules]> {
+  let summary = "positions: element (i0, i1, ...) is i_axis";
+  let description = [{
+    No operands: each element is its own index along `axis`, in the result's element type
+    (f32, f16, bf16 or i32; exact up to 2^24 in f32, 256 in bf16, 2048 in f16). Elementwise
+    without inputs: computed inside whatever kernel reads it, never stored unless it is a
+    result.
+
+    ```mlir
+    %p = tg.iota axis = 1 : tensor<8x512xi32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$axis);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "`axis` `=` $axis attr-dict `:` type($result)";
+}
+
 def Tg_ClampOp : Tg_Op<"clamp", [Pure, Elementwise, SameOperandsAndResultType, Tg_ShapeRules,
     Tg_SplatFold]> {
   let summary = "minimum(maximum(x, lo), hi), propagating NaN (f32, f16, bf16, i32)";
@@ -229,6 +246,29 @@ def Tg_TransposeOp : Tg_Op<"transpose", [Pure, Tg_ShapeRules]> {
   let arguments = (ins Tg_Tensor:$input, DenseI64ArrayAttr:$perm);
   let results = (outs Tg_Tensor:$result);
   let assemblyFormat = "$input `perm` `=` $perm attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+}
+
+def Tg_SliceOp : Tg_Op<"slice", [Pure, Tg_ShapeRules]> {
+  let summary = "a strided window: result[i] = input[starts + i * steps]";
+  let description = [{
+    Per dim, elements `starts[d]`, `starts[d] + steps[d]`, ... below `limits[d]`
+    (0 <= start <= limit <= extent, step >= 1). A layout op: consumers read the input through
+    the index map, so a slice costs no kernel unless a matmul or the function result needs it
+    in memory.
+
+    ```mlir
+    %q = tg.slice %qkv starts = [0, 0] limits = [8, 64] steps = [1, 1]
+           : tensor<8x192xbf16> to tensor<8x64xbf16>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, DenseI64ArrayAttr:$starts, DenseI64ArrayAttr:$limits,
+                       DenseI64ArrayAttr:$steps);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = [{
+    $input `starts` `=` $starts `limits` `=` $limits `steps` `=` $steps attr-dict `:`
+    type($input) `to` type($result)
+  }];
   let hasFolder = 1;
 }
 

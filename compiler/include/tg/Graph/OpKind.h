@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -51,6 +52,7 @@ enum class OpKind : uint8_t {
   Maximum,
   Minimum,
   // Elementwise, other.
+  Iota,  ///< no operand: element (i0, i1, ...) is i_axis (positions, computed where read)
   Clamp,
   Compare,
   Select,
@@ -59,6 +61,7 @@ enum class OpKind : uint8_t {
   Broadcast,
   Reshape,
   Transpose,
+  Slice,
   // Reductions.
   ReduceSum,
   ReduceMax,
@@ -79,17 +82,22 @@ enum class OpKind : uint8_t {
 enum class CmpPredicate : uint8_t { EQ, NE, LT, LE, GT, GE };
 enum class GeluApprox : uint8_t { Erf, Tanh };
 
-/// Attributes of one operation. Only the fields that `kind` uses are meaningful.
+/// Attributes of one operation. Only the fields that `kind` uses are meaningful. Every field
+/// must be written by appendAttrsKey (OpKind.cpp), which keys the graph caches: a field missing
+/// there would let two different graphs share a compiled program.
 struct OpAttrs {
   std::vector<int64_t> axes;  ///< Reductions: reduced axes, ascending, non-negative (ArgMax/ArgMin: one).
   std::vector<int64_t> perm;  ///< Transpose: result dim i is operand dim perm[i].
   std::vector<int64_t> dims;  ///< Broadcast: operand dim i maps to result dim dims[i].
-  Shape shape;                ///< Broadcast/Reshape: the result shape.
+  Shape shape;                ///< Broadcast/Reshape/Iota: the result shape.
+  std::vector<int64_t> starts;  ///< Slice: per dim, the first element taken,
+  std::vector<int64_t> limits;  ///< the end (exclusive; start <= limit <= extent),
+  std::vector<int64_t> steps;   ///< and the step (>= 1).
   bool keepDims = false;      ///< Reductions: keep reduced axes with extent 1.
   CmpPredicate predicate = CmpPredicate::EQ;
-  DType dtype = DType::F32;   ///< Cast: the target element type.
+  DType dtype = DType::F32;   ///< Cast: the target element type; Iota, Input, Constant: theirs.
   GeluApprox gelu = GeluApprox::Tanh;
-  int64_t axis = -1;          ///< Softmax: the normalised axis (non-negative once verified).
+  int64_t axis = -1;          ///< Softmax, Iota: the axis (non-negative once verified).
   double epsilon = 1e-5;      ///< LayerNorm.
   bool hasWeight = false;     ///< LayerNorm: a scale operand follows the input.
   bool hasBias = false;       ///< LayerNorm: a shift operand follows (after the weight if any).
@@ -97,6 +105,9 @@ struct OpAttrs {
   bool transposeB = false;    ///< Matmul: likewise for B.
   int64_t checkId = 0;        ///< Check: the site (message, location) registered by tg::check.
 };
+
+/// Appends every field of `attrs` to `key`, unambiguously (the graph caches' keys).
+void appendAttrsKey(std::string& key, const OpAttrs& attrs);
 
 /// The tg dialect mnemonic of an op kind ("add", "reduce_sum", ...).
 std::string_view opName(OpKind kind);

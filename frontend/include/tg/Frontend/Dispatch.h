@@ -10,6 +10,7 @@
 #include "tg/Frontend/TensorImpl.h"
 #include "tg/Graph/OpKind.h"
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -18,9 +19,10 @@ namespace tg::detail {
 /// Throws tg::Error "op: message" at `loc`.
 [[noreturn]] void fail(std::string_view op, const std::string& message, const Loc& loc);
 
-/// Checks, then records (while tracing) or evaluates (eagerly) one op.
+/// Checks, then records (while tracing) or evaluates (eagerly) one op. An op without operands
+/// (iota) runs eagerly on `leafDevice` (default: default_device()).
 Tensor apply(graph::OpKind kind, const graph::OpAttrs& attrs, const std::vector<Tensor>& operands,
-             const Loc& loc);
+             const Loc& loc, std::optional<Device> leafDevice = std::nullopt);
 
 /// One op run eagerly on the GPU (a one-node graph, compiled once per op and types).
 Tensor applyOnGpu(graph::OpKind kind, const graph::OpAttrs& attrs,
