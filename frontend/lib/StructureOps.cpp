@@ -124,6 +124,19 @@ std::vector<Tensor> split(const Tensor& x, std::vector<int64_t> sizes, int64_t a
   return pieces;
 }
 
+Tensor concat(const std::vector<Tensor>& tensors, int64_t axis, Loc loc) {
+  if (tensors.empty()) fail("concat", "needs at least one tensor", loc);
+  for (const Tensor& t : tensors)
+    if (!t.defined()) fail("concat", "operand is an undefined tensor", loc);
+  std::optional<int64_t> a = graph::normalizeAxis(axis, tensors[0].rank());
+  if (!a)
+    fail("concat", "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(tensors[0].rank()),
+         loc);
+  graph::OpAttrs attrs;
+  attrs.axis = *a;
+  return apply(OpKind::Concat, attrs, tensors, loc);
+}
+
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t axis, Loc loc) {
   if (!x.defined()) fail("slice", "operand is an undefined tensor", loc);
   if (chunks < 1) fail("slice", "chunk count " + std::to_string(chunks) + " must be at least 1", loc);

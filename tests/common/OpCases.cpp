@@ -89,8 +89,8 @@ class Builder {
                       [](const Tensor& x) { return tg::gelu(x, tg::Gelu::Tanh); }},
                    FU{"sqrt", Domain::Positive, [](const Tensor& x) { return tg::sqrt(x); }},
                    FU{"rsqrt", Domain::Positive, [](const Tensor& x) { return tg::rsqrt(x); }},
-                   FU{"sin", Domain::Wide, [](const Tensor& x) { return tg::sin(x); }},
-                   FU{"cos", Domain::Wide, [](const Tensor& x) { return tg::cos(x); }},
+                   FU{"sin", Domain::Angles, [](const Tensor& x) { return tg::sin(x); }},
+                   FU{"cos", Domain::Angles, [](const Tensor& x) { return tg::cos(x); }},
                    FU{"erf", Domain::Normal, [](const Tensor& x) { return tg::erf(x); }},
                    FU{"exp2", Domain::Normal, [](const Tensor& x) { return tg::exp2(x); }},
                    FU{"log2", Domain::Positive, [](const Tensor& x) { return tg::log2(x); }},
@@ -195,6 +195,17 @@ class Builder {
       // Slices: a strided window returned (a copy kernel), and slices read by an op (index maps).
       add("slice/" + dt(d), "slice", d, {{{6, 35}, d}}, {plain(d)},
           [](const Args& a) { return tg::slice(tg::slice(a[0], 0, 1, 5), 1, -30, 34, 3); });
+      // concat: three operands (one a transpose, read through its map), the consumer fused;
+      // rotate-half as rotary embeddings write it.
+      add("concat/" + dt(d), "concat", d, {{{6, 5}, d}, {{6, 7}, d}, {{2, 6}, d}}, {plain(d), plain(d), plain(d)},
+          [](const Args& a) { return tg::concat({a[0], a[1], tg::transpose(a[2], 0, 1)}, 1); });
+      if (d != DType::Bool) {
+        add("concat_rows_fused/" + dt(d), "concat", d, {{{3, 8}, d}, {{5, 8}, d}}, {plain(d), plain(d)},
+            [](const Args& a) { return tg::maximum(tg::concat({a[0], tg::neg(a[1])}, 0), tg::slice(tg::concat({a[1], a[0]}), 0, 0)); });
+        add("rotate_half/" + dt(d), "concat", d, {{{4, 3, 16}, d}}, {plain(d)}, [](const Args& a) {
+          return tg::concat({-tg::slice(a[0], -1, 8), tg::slice(a[0], -1, 0, 8)}, -1) * a[0];
+        });
+      }
       if (d != DType::Bool)
         add("split_then_max/" + dt(d), "slice", d, {{{6, 36}, d}}, {plain(d)}, [](const Args& a) {
           std::vector<Tensor> p = tg::split(a[0], {12, 24}, 1);
@@ -383,6 +394,7 @@ Tensor onCpu(const tg::TensorSpec& spec, Domain domain, uint64_t seed) {
       case Domain::Positive: x = std::fabs(x) + 0.5f; break;
       case Domain::AwayFromZero: x = x < 0 ? x - 0.5f : x + 0.5f; break;
       case Domain::Wide: x = x * 1000.0f + 0.375f; break;
+      case Domain::Angles: x *= 100.0f; break;
       case Domain::Halves: x = std::nearbyint(x * 8.0f) * 0.5f; break;  // -0 where x * 8 is in (-0.5, 0)
       case Domain::NearOne: x = (1.0f + x * 0.1f) * ((std::bit_cast<uint32_t>(x) >> 3) % 2 ? -1.0f : 1.0f); break;
       default: break;

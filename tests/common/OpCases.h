@@ -30,6 +30,7 @@ enum class Domain {
   Positive,      ///< abs(randn) + 0.5
   AwayFromZero,  ///< randn pushed 0.5 away from zero (divisors)
   Wide,          ///< randn * 1000 with fractions (float -> i32 casts, sin/cos range reduction)
+  Angles,        ///< randn * 100 (sin, cos: range reduction over the angles rotary embeddings take)
   Halves,        ///< multiples of 0.5 around zero, -0 and 0 included (round, floor, sign)
   NearOne,       ///< +-(1 + randn / 10) (products)
   Int,           ///< non-zero i32 in [-100000, 100000], with INT_MIN, INT_MAX, 2^24 + 1 mixed in

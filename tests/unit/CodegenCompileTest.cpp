@@ -304,6 +304,10 @@ TEST(CodegenCompile, CaseTableCoversEveryOpKindAndAcceptedDType) {
           attrs.axis = 0;
           operands = {{d, {2, 3}}};
           break;
+        case OpKind::Concat:
+          attrs.axis = 0;
+          operands = {{d, {3}}, {d, {2}}};
+          break;
         case OpKind::Iota:
           attrs.axis = 0;
           attrs.dtype = d;

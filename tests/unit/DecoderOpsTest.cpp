@@ -42,6 +42,17 @@ TEST(DecoderOps, SliceSplitChunkNarrowFollowPython) {
   EXPECT_EQ(values(chunks[3]), (std::vector<float>{9, 19, 29}));
 }
 
+TEST(DecoderOps, ConcatJoinsAlongAnyAxis) {
+  Tensor a = tg::from_vector({1, 2, 3, 4}, {2, 2}), b = tg::from_vector({5, 6}, {2, 1});
+  EXPECT_EQ(values(tg::concat({a, b}, 1)), (std::vector<float>{1, 2, 5, 3, 4, 6}));
+  EXPECT_EQ(values(tg::concat({a, tg::transpose(b, 0, 1)}, 0)), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(values(tg::concat({a})), values(a));
+  EXPECT_EQ(tg::concat({a, tg::slice(a, 0, 0, 0)}).shape(), (tg::Shape{2, 2}));  // an empty operand
+  auto f = tg::jit([](const Tensor& x, const Tensor& y) { return tg::concat({tg::neg(x), y * 2.0f}, -1) + 1.0f; });
+  Tensor x = tg::randn({3, 4}, DType::F32, 21), y = tg::randn({3, 5}, DType::F32, 22);
+  EXPECT_EQ(f(x, y).to_vector(), (tg::concat({tg::neg(x), y * 2.0f}, -1) + 1.0f).to_vector());
+}
+
 TEST(DecoderOps, IotaAndArange) {
   EXPECT_EQ(tg::arange(5).dtype(), DType::I32);
   EXPECT_EQ(tg::arange(5).to_vector(), (std::vector<float>{0, 1, 2, 3, 4}));
@@ -118,6 +129,9 @@ TEST(DecoderOps, ErrorsNameTheOpAndTheProblem) {
   expectError([&] { (void)tg::floor(tg::arange(3)); }, "needs a floating-point operand");
   expectError([&] { (void)tg::clamp(x, tg::randn({3, 4}, DType::BF16), x); }, "bounds must have the input's dtype");
   expectError([&] { (void)tg::clamp(x, tg::randn({5}), x); }, "do not broadcast");
+  expectError([&] { (void)tg::concat({}); }, "needs at least one tensor");
+  expectError([&] { (void)tg::concat({x, tg::randn({3, 5})}, 0); }, "differ in a dim other than the axis 0");
+  expectError([&] { (void)tg::concat({x, tg::randn({3, 4}, DType::BF16)}, 1); }, "different dtypes");
   expectError([&] { (void)tg::prod(tg::from_vector({1, 0}, {2}, DType::Bool)); }, "cannot reduce a bool tensor");
 }
 

@@ -21,6 +21,51 @@ using namespace mlir;
 
 namespace tg::codegen {
 
+/// Element `i` of a tg.concat as a local (returned): an if-chain over its operands along the
+/// axis, each read from memory (the fuser keeps producers out) at the element's index minus
+/// the operand's offset, through its layout chain, or a splat's value.
+FailureOr<std::string> concatElement(ir::ConcatOp concat, const IndexExpr& i, const std::string& sfx, int& counter,
+                                     std::ostream& os) {
+  auto type = cast<RankedTensorType>(concat.getType());
+  const Shape shape(type.getShape().begin(), type.getShape().end());
+  const auto axis = static_cast<size_t>(concat.getAxis());
+  const DimIndices at = delinearize(i, shape);
+  const DType dt = dtypeOfValue(concat.getResult());
+  const std::string n = numbered("v", counter++), position = numbered("p", counter++);
+  os << "    const Index " << position << " = " << at.dims[axis].str(sfx) << ";\n";
+  os << "    " << computeType(dt) << " " << n << ";\n";
+  int64_t offset = 0;
+  for (auto [k, operand] : llvm::enumerate(concat.getInputs())) {
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    const int64_t extent = operandType.getDimSize(static_cast<int64_t>(axis));
+    const bool last = k + 1 == concat.getInputs().size();
+    os << "    " << (k ? "else " : "")
+       << (last ? std::string("{\n") : "if (" + position + " < " + std::to_string(offset + extent) + sfx + ") {\n");
+    const std::string shifted = numbered("q", counter++);
+    os << "      const Index " << shifted << " = " << position << " - " << offset << sfx << ";\n"
+       << "      (void)" << shifted << ";\n";
+    DimIndices dims;
+    dims.shape = Shape(operandType.getShape().begin(), operandType.getShape().end());
+    dims.dims = at.dims;
+    dims.dims[axis] = IndexExpr::var(shifted, extent);
+    Value root;
+    DimIndices rootDims = mapToRoot(operand, dims, root);
+    std::string value;
+    if (auto arg = dyn_cast<BlockArgument>(root)) {
+      std::ostringstream read;
+      read << "in" << arg.getArgNumber() << "[" << linearize(rootDims).str(sfx) << "]";
+      value = loadConvert(dt, read.str());
+    } else if (auto splat = splatValue(root)) {
+      value = splatLiteral(splat, dt);
+    } else {
+      return concat.emitOpError("reads an operand the fuser did not put in memory");
+    }
+    os << "      " << n << " = " << value << ";\n    }\n";
+    offset += extent;
+  }
+  return n;
+}
+
 FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
                                           const CodeGenOptions& options) {
   Block& body = fusion.getBody().front();
@@ -55,7 +100,7 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
       mappedValues.push_back(v);
   };
   for (Operation& op : body) {
-    if (isLayoutOp(&op) || isa<ir::ConstantOp>(op)) continue;
+    if (isLayoutOp(&op) || isa<ir::ConstantOp, ir::ConcatOp>(op)) continue;  // concat: at offsets
     for (Value v : op.getOperands()) noteRead(v);
   }
 
@@ -120,6 +165,12 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   };
   for (Operation& op : body) {
     if (isLayoutOp(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
+    if (auto concat = dyn_cast<ir::ConcatOp>(op)) {
+      FailureOr<std::string> n = concatElement(concat, IndexExpr::var("i", numel), sfx, counter, os);
+      if (failed(n)) return failure();
+      names[op.getResult(0)] = *n;
+      continue;
+    }
     std::optional<ir::OpDescription> d = ir::describeOp(&op);
     if (!d || !graph::isElementwise(d->kind))
       return op.emitOpError("cannot be generated in an elementwise kernel");

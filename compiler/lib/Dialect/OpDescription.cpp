@@ -109,6 +109,11 @@ std::optional<OpDescription> describeOp(Operation* op) {
           .Case([&](SignOp) { return simple(OpKind::Sign); })
           .Case([&](SiluOp) { return simple(OpKind::Silu); })
           .Case([&](ClampOp) { return simple(OpKind::Clamp); })
+          .Case([&](ConcatOp c) {
+            d.kind = OpKind::Concat;
+            d.attrs.axis = static_cast<int64_t>(c.getAxis());
+            return true;
+          })
           .Case([&](IotaOp i) {
             d.kind = OpKind::Iota;
             d.attrs.shape = resultShape(op);
@@ -230,6 +235,7 @@ Value createOp(OpBuilder& b, Location loc, OpKind kind, const graph::OpAttrs& at
     case OpKind::Silu: return SiluOp::create(b, loc, type, operands[0]);
     case OpKind::Clamp: return ClampOp::create(b, loc, type, operands[0], operands[1], operands[2]);
     case OpKind::Iota: return IotaOp::create(b, loc, type, static_cast<uint64_t>(attrs.axis));
+    case OpKind::Concat: return ConcatOp::create(b, loc, type, operands, static_cast<uint64_t>(attrs.axis));
     case OpKind::Gelu:
       return GeluOp::create(b, loc, type, operands[0],
                             attrs.gelu == graph::GeluApprox::Tanh ? GeluApprox::tanh

@@ -147,6 +147,11 @@ OpFoldResult TransposeOp::fold(FoldAdaptor a) {
   return {};
 }
 
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1) return getInputs()[0];
+  return {};
+}
+
 OpFoldResult SliceOp::fold(FoldAdaptor a) {
   if (getInput().getType() == getType()) return getInput();  // every element, in order
   if (DenseElementsAttr splat = splatOf(a.getInput()))

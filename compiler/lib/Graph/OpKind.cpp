@@ -37,6 +37,7 @@ std::string_view opName(OpKind kind) {
     case OpKind::Maximum: return "maximum";
     case OpKind::Minimum: return "minimum";
     case OpKind::Iota: return "iota";
+    case OpKind::Concat: return "concat";
     case OpKind::Clamp: return "clamp";
     case OpKind::Compare: return "cmp";
     case OpKind::Select: return "select";

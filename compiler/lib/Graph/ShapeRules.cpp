@@ -35,7 +35,8 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
 }
 
 size_t expectedOperandCount(OpKind kind, const OpAttrs& attrs) {
-  if (kind == OpKind::Input || kind == OpKind::Constant || kind == OpKind::Iota) return 0;
+  if (kind == OpKind::Input || kind == OpKind::Constant || kind == OpKind::Iota || kind == OpKind::Concat)
+    return 0;
   if (isUnaryElementwise(kind) || kind == OpKind::Cast || kind == OpKind::Broadcast ||
       kind == OpKind::Reshape || kind == OpKind::Transpose || kind == OpKind::Slice || isReduction(kind) ||
       kind == OpKind::Softmax || kind == OpKind::Check)
@@ -238,6 +239,25 @@ std::string inferUnbounded(OpKind kind, const OpAttrs& attrs,
     result = {attrs.dtype, attrs.shape};
     return {};
   }
+  if (kind == OpKind::Concat) {
+    const TensorType& first = operands[0];
+    const int64_t rank = static_cast<int64_t>(first.shape.size());
+    if (attrs.axis < 0 || attrs.axis >= rank)
+      return "axis " + std::to_string(attrs.axis) + " is out of range for rank " + std::to_string(rank);
+    Shape out = first.shape;
+    out[attrs.axis] = 0;
+    for (const TensorType& t : operands) {
+      if (t.dtype != first.dtype) return "operands have different dtypes: " + first.str() + " vs " + t.str();
+      bool fits = t.shape.size() == first.shape.size();
+      for (int64_t d = 0; fits && d < rank; ++d) fits = d == attrs.axis || t.shape[d] == first.shape[d];
+      if (!fits)
+        return "operands " + first.str() + " and " + t.str() + " differ in a dim other than the axis " +
+               std::to_string(attrs.axis);
+      out[attrs.axis] += t.shape[attrs.axis];  // each within the size limit: no overflow
+    }
+    result = {first.dtype, out};
+    return {};
+  }
   if (kind == OpKind::Iota) {
     if (attrs.dtype == DType::Bool) return "needs a numeric result (f32, f16, bf16 or i32), got bool";
     const int64_t rank = static_cast<int64_t>(attrs.shape.size());
@@ -343,7 +363,9 @@ std::string inferUnbounded(OpKind kind, const OpAttrs& attrs,
 std::string inferResultType(OpKind kind, const OpAttrs& attrs,
                             std::span<const TensorType> operands, TensorType& result) {
   size_t expected = expectedOperandCount(kind, attrs);
-  if (operands.size() != expected)
+  if (kind == OpKind::Concat) {
+    if (operands.empty()) return "needs at least one operand";
+  } else if (operands.size() != expected)
     return "expects " + std::to_string(expected) + " operands, got " +
            std::to_string(operands.size());
   for (const TensorType& t : operands) {

@@ -104,6 +104,25 @@ static bool compareValues(CmpPredicate pred, T a, T b) {
 
 HostTensor evaluateElementwise(OpKind kind, const graph::OpAttrs& attrs,
                                std::span<const HostTensor> operands) {
+  if (kind == OpKind::Concat) {  // blocks of `inner` elements per operand, outer times
+    Shape shape = operands[0].shape();
+    const auto axis = static_cast<size_t>(attrs.axis);
+    int64_t outer = 1, inner = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= shape[d];
+    for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+    shape[axis] = 0;
+    for (const HostTensor& t : operands) shape[axis] += t.shape()[axis];
+    HostTensor out(operands[0].dtype(), shape);
+    const size_t size = dtype_size(out.dtype());
+    std::byte* dst = out.mutableData();
+    for (int64_t o = 0; o < outer; ++o)
+      for (const HostTensor& t : operands) {
+        const size_t block = static_cast<size_t>(t.shape()[axis] * inner) * size;
+        std::copy(t.data() + o * block, t.data() + (o + 1) * block, dst);
+        dst += block;
+      }
+    return out;
+  }
   if (kind == OpKind::Iota) {
     HostTensor out(attrs.dtype, attrs.shape);
     int64_t inner = 1;

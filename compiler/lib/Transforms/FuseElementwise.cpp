@@ -156,7 +156,7 @@ class FusionPlan {
     for (Operation* m : members(op))
       for (Value v : m->getOperands()) {
         LayoutChain chain = traceLayout(v);
-        if (chain.linear) continue;
+        if (chain.linear && !isa<ir::ConcatOp>(m)) continue;  // concat reads at offsets
         Operation* def = chain.root.getDefiningOp();
         if (!def) continue;
         if (rows && isRowBroadcast(chain, *rows) && rowRoleOf(def, *rows) == RowRole::Row) continue;
@@ -182,6 +182,8 @@ class FusionPlan {
              std::to_string(ra->length) + " and " + std::to_string(rb->rows) + " x " +
              std::to_string(rb->length) + ")";
     const RowDomain& rows = ra ? *ra : *rb;
+    if (Operation* c = concatOf(a) ? concatOf(a) : concatOf(b))
+      return "the concat at " + locText(c->getLoc()) + " is computed in an elementwise kernel, not a row kernel";
     if (ir::MatmulOp mm = matmulOf(matmulOf(a) ? a : b))
       return "the matmul at " + locText(mm->getLoc()) +
              " and a reduction are not one kernel (a row kernel reads its input from memory, "
@@ -216,6 +218,13 @@ class FusionPlan {
     return whyNotEpilogue(producer, consumer);
   }
 
+  /// A concat in `op`'s group, if any.
+  Operation* concatOf(Operation* op) const {
+    for (Operation* m : members(op))
+      if (isa<ir::ConcatOp>(m)) return m;
+    return nullptr;
+  }
+
   /// The matmul of `op`'s group, if any.
   ir::MatmulOp matmulOf(Operation* op) const {
     for (Operation* m : members(op))
@@ -231,6 +240,8 @@ class FusionPlan {
     if (ma && mb) return "both kernels hold a matmul (one matmul per kernel)";
     ir::MatmulOp mm = ma ? ma : mb;
     if (!mm) return {};
+    if (Operation* c = concatOf(a) ? concatOf(a) : concatOf(b))
+      return "the concat at " + locText(c->getLoc()) + " is computed in an elementwise kernel, not a matmul epilogue";
     const int64_t numel = resultNumel(mm);
     llvm::SmallPtrSet<Operation*, 4> operandProducers;
     for (Value v : mm->getOperands())
@@ -307,6 +318,9 @@ class FusionPlan {
         if (!isElementwiseOp(producer) && !isa<ir::MatmulOp>(producer) && !rowReduction(producer))
           reason = "the producer is a '" + producer->getName().getStringRef().str() +
                    "', which runs as its own kernel";
+        else if (isa<ir::ConcatOp>(op))
+          reason = "a concat reads each operand at an offset (an index map), so the operand is "
+                   "materialized by its own kernel first";
         else if (!chain.linear && !rowRead)
           reason = isa<ir::MatmulOp>(producer)
                        ? "the matmul's result is read through a broadcast/transpose, so it is "

@@ -284,6 +284,9 @@ Tensor narrow(const Tensor& x, int64_t axis, int64_t start, int64_t length, Loc 
 /// extent (torch.split with a list): slices of `x`.
 std::vector<Tensor> split(const Tensor& x, std::vector<int64_t> sizes, int64_t axis = 0,
                           Loc loc = Loc::current());
+/// The tensors one after another along `axis` (torch.cat): one dtype, equal extents in every
+/// other dim. The consumers fuse with it; each operand is read from memory.
+Tensor concat(const std::vector<Tensor>& tensors, int64_t axis = 0, Loc loc = Loc::current());
 /// Dim `axis` cut into `chunks` pieces of ceil(extent / chunks) elements, the last one smaller
 /// when it does not divide (torch.chunk).
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t axis = 0, Loc loc = Loc::current());

@@ -138,6 +138,24 @@ def Tg_IotaOp : Tg_Op<"iota", [Pure, Tg_ShapeRules]> {
   let assemblyFormat = "`axis` `=` $axis attr-dict `:` type($result)";
 }
 
+def Tg_ConcatOp : Tg_Op<"concat", [Pure, Tg_ShapeRules]> {
+  let summary = "operands joined along one axis";
+  let description = [{
+    The operands (one dtype, equal extents but along `axis`) one after another along `axis`.
+    Computed per element in an elementwise kernel: element i reads one operand at i minus that
+    operand's offset, so the operands are read from memory (a producer is a kernel of its own)
+    while the consumers fuse.
+
+    ```mlir
+    %r = tg.concat %a, %b axis = 1 : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tg_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "$inputs `axis` `=` $axis attr-dict `:` functional-type($inputs, $result)";
+  let hasFolder = 1;
+}
+
 def Tg_ClampOp : Tg_Op<"clamp", [Pure, Elementwise, SameOperandsAndResultType, Tg_ShapeRules,
     Tg_SplatFold]> {
   let summary = "minimum(maximum(x, lo), hi), propagating NaN (f32, f16, bf16, i32)";

@@ -52,7 +52,8 @@ enum class OpKind : uint8_t {
   Maximum,
   Minimum,
   // Elementwise, other.
-  Iota,  ///< no operand: element (i0, i1, ...) is i_axis (positions, computed where read)
+  Iota,    ///< no operand: element (i0, i1, ...) is i_axis (positions, computed where read)
+  Concat,  ///< operands joined along `axis`: each element is one element of one operand
   Clamp,
   Compare,
   Select,
@@ -97,7 +98,7 @@ struct OpAttrs {
   CmpPredicate predicate = CmpPredicate::EQ;
   DType dtype = DType::F32;   ///< Cast: the target element type; Iota, Input, Constant: theirs.
   GeluApprox gelu = GeluApprox::Tanh;
-  int64_t axis = -1;          ///< Softmax, Iota: the axis (non-negative once verified).
+  int64_t axis = -1;          ///< Softmax, Iota, Concat: the axis (non-negative once verified).
   double epsilon = 1e-5;      ///< LayerNorm.
   bool hasWeight = false;     ///< LayerNorm: a scale operand follows the input.
   bool hasBias = false;       ///< LayerNorm: a shift operand follows (after the weight if any).

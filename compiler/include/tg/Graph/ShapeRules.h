@@ -34,7 +34,8 @@ struct TensorType {
                                           std::span<const TensorType> operands,
                                           TensorType& result);
 
-/// Number of operands `kind` takes under `attrs` (LayerNorm: 1-3; Input/Constant: 0).
+/// Number of operands `kind` takes under `attrs` (LayerNorm: 1-3; Input/Constant: 0; Concat:
+/// any number from 1, for which this returns 0 and inferResultType checks).
 size_t expectedOperandCount(OpKind kind, const OpAttrs& attrs);
 
 /// Numpy broadcasting of two shapes; empty if they are incompatible.
