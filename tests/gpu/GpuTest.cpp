@@ -42,6 +42,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <stdexcept>
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -209,8 +210,22 @@ uint64_t seedOf(const std::string& name) {  // FNV-1a: the same seed on every ma
   return h % 1000000007ull;
 }
 
-/// Runs every case whose `op` passes `select`, on the GPU and on the CPU, and compares.
-void runCases(const std::function<bool(const tgtest::OpCase&)>& select) {
+/// `c.fn` under tg::jit (cases take 1 to 3 inputs), run on `in`.
+Tensor jitted(const tgtest::OpCase& c, const std::vector<Tensor>& in) {
+  const auto& fn = c.fn;
+  switch (in.size()) {
+    case 1: return tg::jit([&fn](const Tensor& a) { return fn({a}); })(in[0]);
+    case 2: return tg::jit([&fn](const Tensor& a, const Tensor& b) { return fn({a, b}); })(in[0], in[1]);
+    case 3:
+      return tg::jit([&fn](const Tensor& a, const Tensor& b, const Tensor& d) { return fn({a, b, d}); })(in[0], in[1],
+                                                                                                     in[2]);
+    default: throw std::runtime_error("a case with " + std::to_string(in.size()) + " inputs");
+  }
+}
+
+/// Runs every case whose `op` passes `select`, on the GPU (eagerly, or fused under tg::jit)
+/// and on the CPU, and compares.
+void runCases(const std::function<bool(const tgtest::OpCase&)>& select, bool jit = false) {
   int ran = 0;
   for (const tgtest::OpCase& c : tgtest::opCases()) {
     if (!select(c)) continue;
@@ -222,7 +237,7 @@ void runCases(const std::function<bool(const tgtest::OpCase&)>& select) {
     Tensor want = c.fn(cpu);
     Tensor got;
     try {
-      got = c.fn(gpu);
+      got = jit ? jitted(c, gpu) : c.fn(gpu);
     } catch (const std::exception& e) {
       ADD_FAILURE() << "the GPU op threw: " << e.what();
       continue;
@@ -260,7 +275,22 @@ TEST(GpuEager, CastsBetweenEveryPair) {
 
 TEST(GpuEager, Layout) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
-  runCases([](const tgtest::OpCase& c) { return isOp(c, {"broadcast", "transpose", "reshape"}); });
+  runCases([](const tgtest::OpCase& c) {
+    return isOp(c, {"broadcast", "transpose", "reshape", "slice", "concat", "iota"});
+  });
+}
+
+// The decoder's ops fused: slices and concats as index maps, iota inside the kernels that
+// read it, rotate-half, causal masks, argmax; each case one jit function on the GPU against
+// the CPU's eager ops.
+TEST(GpuJit, DecoderOpsFusedMatchTheCpu) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  runCases(
+      [](const tgtest::OpCase& c) {
+        return isOp(c, {"slice", "concat", "iota", "clamp", "sign", "silu", "sin", "cos", "argmax", "argmin",
+                        "reduce_min", "reduce_prod"});
+      },
+      /*jit=*/true);
 }
 
 TEST(GpuEager, Reductions) {
