@@ -22,8 +22,15 @@ void fail(std::string_view op, const std::string& message, const Loc& loc) {
   throw Error(std::string(op) + ": " + message, SourceLoc::from(loc));
 }
 
+int64_t axisOf(const Tensor& x, int64_t axis, std::string_view op, const Loc& loc) {
+  std::optional<int64_t> a = graph::normalizeAxis(axis, x.rank());
+  if (!a) fail(op, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(x.rank()), loc);
+  return *a;
+}
+
 static void checkUsable(const Tensor& t, std::string_view op, const Loc& loc, Tracer* tracer) {
   if (!t.defined()) fail(op, "operand is an undefined tensor (default-constructed)", loc);
+  checkNotDonated(t, op, SourceLoc::from(loc));
   const TensorImpl& impl = t.impl();
   if (impl.symbolic() && (impl.tracer.get() != tracer || !impl.tracer->active()))
     fail(op,

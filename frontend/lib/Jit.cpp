@@ -185,6 +185,9 @@ JitCore::JitCore(JitOptions options, Loc definedAt) : state_(std::make_unique<St
   state_->definedAt = SourceLoc::from(definedAt);
   state_->name = options.name.empty() ? defaultName(state_->definedAt) : options.name;
   state_->options = std::move(options);
+  state_->donated = state_->options.donate;
+  std::sort(state_->donated.begin(), state_->donated.end());
+  state_->donated.erase(std::unique(state_->donated.begin(), state_->donated.end()), state_->donated.end());
   state_->report.name = state_->name;
   state_->report.definedAt = state_->definedAt;
   state_->report.recompileLimit = state_->options.recompile_limit;
@@ -250,7 +253,9 @@ std::string JitCore::traceIr(const std::vector<TensorSpec>& specs, TraceRef fn) 
 void JitCore::call(std::span<const Tensor* const> args, std::span<Tensor> results,
                    TraceRef fn, const Loc& site) {
   try {
+    checkDonations(args, site);
     dispatch(args, results, fn);
+    donate(args, site);
   } catch (const OutOfMemoryError& e) {
     // The runtime knows the bytes; the user needs the function and the line of the call.
     throw OutOfMemoryError("jit '" + state_->name + "': " + e.message(), SourceLoc::from(site));
@@ -259,6 +264,35 @@ void JitCore::call(std::span<const Tensor* const> args, std::span<Tensor> result
   } catch (const Error& e) {
     if (!isLambda(e.location())) throw;
     throw Error(e.message(), inJitFunction(e.location()));
+  }
+}
+
+void JitCore::checkDonations(std::span<const Tensor* const> args, const Loc& site) const {
+  for (size_t j = 0; j < args.size(); ++j)  // one donated to an earlier call
+    checkNotDonated(*args[j], "jit '" + state_->name + "': argument " + std::to_string(j), SourceLoc::from(site));
+  for (int d : state_->donated) {
+    if (d < 0 || static_cast<size_t>(d) >= args.size())
+      throw Error("jit '" + state_->name + "': JitOptions::donate names argument " + std::to_string(d) +
+                      ", but the call passes " + std::to_string(args.size()),
+                  SourceLoc::from(site));
+    for (size_t j = 0; j < args.size(); ++j)
+      if (j != static_cast<size_t>(d) && args[j]->defined() && args[d]->defined() &&
+          args[j]->impl_ptr() == args[d]->impl_ptr())
+        throw Error("jit '" + state_->name + "': argument " + std::to_string(d) +
+                        " is donated, and the same tensor is also argument " + std::to_string(j) +
+                        " (the call could overwrite what it reads)",
+                    SourceLoc::from(site));
+  }
+}
+
+void JitCore::donate(std::span<const Tensor* const> args, const Loc& site) const {
+  if (state_->donated.empty()) return;
+  for (int d : state_->donated) {
+    TensorImpl& impl = args[d]->impl();
+    impl.buffer.reset();
+    impl.host = ref::HostTensor();
+    impl.donatedTo = "jit '" + state_->name + "' (argument " + std::to_string(d) + ", called at " +
+                     SourceLoc::from(site).str() + ")";
   }
 }
 

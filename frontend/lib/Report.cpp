@@ -76,6 +76,7 @@ std::string JitReport::str() const {
          << "\n";
     os << "      peak device memory per run: " << formatBytes(g.peakDeviceBytes)
        << " (arena + constants + results; inputs not counted)\n";
+    for (const std::string& u : g.updates) os << "      " << u << "\n";
   }
   printEvents(os, breaks, "graph breaks");
   printEvents(os, syncs, "sync points");

@@ -33,6 +33,7 @@ class SegmentedRun : public BreakHandler {
     for (size_t i = 0; i < args.size(); ++i)
       symbolicArgs_.push_back(tracer_->addArgument(tracer_, i, signature.types[i], device_));
     if (args.empty()) tracer_->bind(tracer_, device_);
+    tracer_->setDonated(state.donated);
     tracer_->setBreakHandler(this);
     previous_ = Tracer::exchangeCurrent(tracer_.get());
   }

@@ -68,15 +68,9 @@ Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1, Loc loc) {
 }
 
 /// `axis` of `x` counted from 0 (negative: from the end), or a tg::Error naming `op`.
-static std::optional<int64_t> axisOf(const Tensor& x, int64_t axis, std::string_view op, const Loc& loc) {
-  std::optional<int64_t> a = graph::normalizeAxis(axis, x.rank());
-  if (!a) fail(op, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(x.rank()), loc);
-  return a;
-}
-
 Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t step, Loc loc) {
   if (!x.defined()) fail("slice", "operand is an undefined tensor", loc);
-  const std::optional<int64_t> a = axisOf(x, axis, "slice", loc);
+  const std::optional<int64_t> a = detail::axisOf(x, axis, "slice", loc);
   if (step < 1) fail("slice", "step " + std::to_string(step) + " must be at least 1", loc);
   const int64_t extent = x.shape()[*a];
   auto clampIndex = [extent](int64_t i) {  // Python's rules: negative from the end, then clamped
@@ -96,7 +90,7 @@ Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t
 
 Tensor narrow(const Tensor& x, int64_t axis, int64_t start, int64_t length, Loc loc) {
   if (!x.defined()) fail("slice", "operand is an undefined tensor", loc);
-  const std::optional<int64_t> a = axisOf(x, axis, "slice", loc);
+  const std::optional<int64_t> a = detail::axisOf(x, axis, "slice", loc);
   const int64_t extent = x.shape()[*a];
   if (start < 0 || length < 0 || start > extent || length > extent - start)
     fail("slice", "narrow(" + std::to_string(start) + ", " + std::to_string(length) + ") does not fit dim " +
@@ -106,7 +100,7 @@ Tensor narrow(const Tensor& x, int64_t axis, int64_t start, int64_t length, Loc 
 
 std::vector<Tensor> split(const Tensor& x, std::vector<int64_t> sizes, int64_t axis, Loc loc) {
   if (!x.defined()) fail("slice", "operand is an undefined tensor", loc);
-  const std::optional<int64_t> a = axisOf(x, axis, "slice", loc);
+  const std::optional<int64_t> a = detail::axisOf(x, axis, "slice", loc);
   int64_t total = 0;
   for (int64_t s : sizes) {
     if (s < 0) fail("slice", "split sizes must not be negative", loc);
@@ -129,7 +123,7 @@ Tensor concat(const std::vector<Tensor>& tensors, int64_t axis, Loc loc) {
   if (tensors.empty()) fail("concat", "needs at least one tensor", loc);
   for (const Tensor& t : tensors)
     if (!t.defined()) fail("concat", "operand is an undefined tensor", loc);
-  const std::optional<int64_t> a = axisOf(tensors[0], axis, "concat", loc);
+  const std::optional<int64_t> a = detail::axisOf(tensors[0], axis, "concat", loc);
   graph::OpAttrs attrs;
   attrs.axis = *a;
   return apply(OpKind::Concat, attrs, tensors, loc);
@@ -138,7 +132,7 @@ Tensor concat(const std::vector<Tensor>& tensors, int64_t axis, Loc loc) {
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t axis, Loc loc) {
   if (!x.defined()) fail("slice", "operand is an undefined tensor", loc);
   if (chunks < 1) fail("slice", "chunk count " + std::to_string(chunks) + " must be at least 1", loc);
-  const std::optional<int64_t> a = axisOf(x, axis, "slice", loc);
+  const std::optional<int64_t> a = detail::axisOf(x, axis, "slice", loc);
   const int64_t extent = x.shape()[*a], size = (extent + chunks - 1) / chunks;
   std::vector<int64_t> sizes;
   for (int64_t at = 0; at < extent; at += size) sizes.push_back(std::min(size, extent - at));
@@ -178,7 +172,7 @@ Tensor prod(const Tensor& x, std::vector<int64_t> axes, bool keepdims, Loc loc) 
 
 static Tensor argReduce(OpKind kind, const Tensor& x, int64_t axis, bool keepdims, const Loc& loc) {
   if (!x.defined()) fail(graph::opName(kind), "operand is an undefined tensor", loc);
-  const std::optional<int64_t> a = axisOf(x, axis, graph::opName(kind), loc);
+  const std::optional<int64_t> a = detail::axisOf(x, axis, graph::opName(kind), loc);
   graph::OpAttrs attrs;
   attrs.axes = {*a};
   attrs.keepDims = keepdims;

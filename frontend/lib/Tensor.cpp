@@ -49,6 +49,13 @@ Tensor wrapHost(ref::HostTensor host) {
 
 const ref::HostTensor& hostOf(const Tensor& t) { return t.impl().host; }
 
+void checkNotDonated(const Tensor& t, std::string_view what, const SourceLoc& loc) {
+  if (t.defined() && !t.impl().donatedTo.empty())
+    throw Error(std::string(what) + ": the tensor was donated to " + t.impl().donatedTo +
+                    ", which may have reused its memory; use that call's result instead",
+                loc);
+}
+
 Tensor wrapDevice(std::shared_ptr<rt::DeviceBuffer> buffer, graph::TensorType type) {
   auto impl = std::make_shared<TensorImpl>();
   impl->type = std::move(type);
@@ -74,6 +81,7 @@ static ref::HostTensor readToHost(const Tensor& t, const char* what, const char*
                                   const SourceLoc& loc, bool approximateLocation = false) {
   if (!t.defined())
     throw Error(std::string(what) + ": the tensor is undefined (default-constructed)", loc);
+  checkNotDonated(t, what, loc);
   const bool breaks = t.impl().symbolic();
   if (breaks) graphBreak(t, what, hint, loc, approximateLocation);  // now concrete
   if (t.device() == Device::CUDA) {
@@ -166,6 +174,7 @@ Tensor::operator bool() const {
 
 Tensor Tensor::to(Device device, Loc loc) const {
   if (!defined()) detail::fail("to", "the tensor is undefined (default-constructed)", loc);
+  detail::checkNotDonated(*this, "to", SourceLoc::from(loc));
   if (device == this->device()) return *this;
   if (impl().symbolic())
     detail::fail("to", "cannot move a traced tensor between devices inside tg::jit", loc);

@@ -131,6 +131,7 @@ std::string structuralKey(const Trace& trace) {
     s += ";";
   }
   for (int o : trace.outputs) s += "out" + std::to_string(o);
+  for (int d : trace.donated) s += "donated" + std::to_string(d);
   return s;
 }
 

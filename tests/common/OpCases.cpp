@@ -235,6 +235,33 @@ class Builder {
     }
   }
 
+  /// Indices read on the device (Domain::Index: within range; tests/unit/IndexingOpsTest.cpp
+  /// and the GPU suite check indices out of range).
+  void indexing() {
+    const DType i32 = DType::I32;
+    for (DType d : kAll) {
+      add("gather/" + dt(d), "gather", d, {{{50, 6}, d}, {{7}, i32}}, {plain(d), Domain::Index},
+          [](const Args& a) { return tg::embedding(a[0], a[1]); });
+      add("gather_inner/" + dt(d), "gather", d, {{{4, 33, 3}, d}, {{2, 5}, i32}}, {plain(d), Domain::Index},
+          [](const Args& a) { return tg::gather(a[0], 1, a[1]); });
+      add("dynamic_slice/" + dt(d), "dynamic_slice", d, {{{5, 40}, d}, {{}, i32}}, {plain(d), Domain::Index},
+          [](const Args& a) { return tg::dynamic_slice(a[0], 1, a[1], 9); });
+      add("dynamic_update_slice/" + dt(d), "dynamic_update_slice", d,
+          {{{8, 40, 3}, d}, {{3, 10, 3}, d}, {{1}, i32}}, {plain(d), plain(d), Domain::Index},
+          [](const Args& a) { return tg::dynamic_update_slice(a[0], a[1], 1, a[2], {2, 0, 0}); });
+      if (d == DType::Bool) continue;
+      // Consumers fused with the indexed read; the read through a transposed table.
+      add("gather_fused/" + dt(d), "gather", d, {{{6, 31}, d}, {{3, 4}, i32}}, {plain(d), Domain::Index},
+          [](const Args& a) { return tg::neg(tg::gather(tg::transpose(a[0], 0, 1), 0, a[1])) * 2.0f; });
+      add("dynamic_update_slice_fused/" + dt(d), "dynamic_update_slice", d,
+          {{{4, 64}, d}, {{4, 2}, d}, {{}, i32}}, {plain(d), plain(d), Domain::Index}, [](const Args& a) {
+            Tensor cache = tg::dynamic_update_slice(tg::neg(a[0]), a[1] * 3.0f, 1, a[2]);
+            Tensor window = tg::dynamic_slice(cache, 1, a[2], 32);  // start <= 30 <= 64 - 32
+            return tg::maximum(cache, tg::concat({window, -window}, 1));
+          });
+    }
+  }
+
   void reductions() {
     const Shape s = {6, 35, 9};
     struct R {
@@ -378,6 +405,11 @@ Tensor onCpu(const tg::TensorSpec& spec, Domain domain, uint64_t seed) {
       }
       return tg::from_vector(v, shape, spec.dtype, tg::Device::CPU);
     }
+    case Domain::Index: {
+      std::vector<int32_t> v(n);
+      for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(rng.next() % 31);
+      return tg::from_vector(v, shape, DType::I32, tg::Device::CPU);
+    }
     case Domain::Bool: {
       std::vector<int32_t> v(n);
       for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(rng.next() % 3 == 0);
@@ -421,6 +453,7 @@ const std::vector<OpCase>& opCases() {
     b.elementwise();
     b.layout();
     b.creation();
+    b.indexing();
     b.reductions();
     b.composites();
     b.matmuls();

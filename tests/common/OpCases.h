@@ -36,6 +36,7 @@ enum class Domain {
   Int,           ///< non-zero i32 in [-100000, 100000], with INT_MIN, INT_MAX, 2^24 + 1 mixed in
   SmallInt,      ///< non-zero i32 in [-1000, 1000] (for sums that must not overflow)
   Bool,          ///< random true / false
+  Index,         ///< i32 in [0, 30]: indices and starts valid for every extent above 30
 };
 
 /// How a result may differ from the CPU reference on the GPU (GpuTest maps these to numbers).

@@ -276,7 +276,8 @@ TEST(GpuEager, CastsBetweenEveryPair) {
 TEST(GpuEager, Layout) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   runCases([](const tgtest::OpCase& c) {
-    return isOp(c, {"broadcast", "transpose", "reshape", "slice", "concat", "iota"});
+    return isOp(c, {"broadcast", "transpose", "reshape", "slice", "concat", "iota", "gather", "dynamic_slice",
+                    "dynamic_update_slice"});
   });
 }
 
@@ -288,7 +289,7 @@ TEST(GpuJit, DecoderOpsFusedMatchTheCpu) {
   runCases(
       [](const tgtest::OpCase& c) {
         return isOp(c, {"slice", "concat", "iota", "clamp", "sign", "silu", "sin", "cos", "argmax", "argmin",
-                        "reduce_min", "reduce_prod"});
+                        "reduce_min", "reduce_prod", "gather", "dynamic_slice", "dynamic_update_slice"});
       },
       /*jit=*/true);
 }

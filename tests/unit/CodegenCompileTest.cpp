@@ -308,6 +308,23 @@ TEST(CodegenCompile, CaseTableCoversEveryOpKindAndAcceptedDType) {
           attrs.axis = 0;
           operands = {{d, {3}}, {d, {2}}};
           break;
+        case OpKind::Gather:
+          attrs.axis = 0;
+          attrs.checkId = 1;
+          operands = {{d, {3}}, {DType::I32, {2}}};
+          break;
+        case OpKind::DynamicSlice:
+          attrs.axis = 0;
+          attrs.checkId = 1;
+          attrs.shape = {2};
+          operands = {{d, {3}}, {DType::I32, {}}};
+          break;
+        case OpKind::DynamicUpdateSlice:
+          attrs.axis = 0;
+          attrs.checkId = 1;
+          attrs.starts = {0};
+          operands = {{d, {3}}, {d, {2}}, {DType::I32, {}}};
+          break;
         case OpKind::Iota:
           attrs.axis = 0;
           attrs.dtype = d;

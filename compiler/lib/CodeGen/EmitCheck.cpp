@@ -50,6 +50,7 @@ FailureOr<KernelEmission> emitCheck(ir::FusionOp fusion, const std::string& name
   const int64_t blocks =
       std::max<int64_t>(1, std::min<int64_t>((numel + 255) / 256, int64_t(options.smCount) * 4));
   KernelEmission e;
+  e.writesCheckFlag = true;
   e.kernel.name = name;
   e.kernel.summary = "check " + std::to_string(check.getId()) + ": all of " +
                      std::to_string(numel) + " element(s) true";

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "IndexExpr.h"
+#include "IndexedRead.h"
 #include "KernelEmission.h"
 #include "ScalarMath.h"
 
@@ -20,51 +21,6 @@
 using namespace mlir;
 
 namespace tg::codegen {
-
-/// Element `i` of a tg.concat as a local (returned): an if-chain over its operands along the
-/// axis, each read from memory (the fuser keeps producers out) at the element's index minus
-/// the operand's offset, through its layout chain, or a splat's value.
-FailureOr<std::string> concatElement(ir::ConcatOp concat, const IndexExpr& i, const std::string& sfx, int& counter,
-                                     std::ostream& os) {
-  auto type = cast<RankedTensorType>(concat.getType());
-  const Shape shape(type.getShape().begin(), type.getShape().end());
-  const auto axis = static_cast<size_t>(concat.getAxis());
-  const DimIndices at = delinearize(i, shape);
-  const DType dt = dtypeOfValue(concat.getResult());
-  const std::string n = numbered("v", counter++), position = numbered("p", counter++);
-  os << "    const Index " << position << " = " << at.dims[axis].str(sfx) << ";\n";
-  os << "    " << computeType(dt) << " " << n << ";\n";
-  int64_t offset = 0;
-  for (auto [k, operand] : llvm::enumerate(concat.getInputs())) {
-    auto operandType = cast<RankedTensorType>(operand.getType());
-    const int64_t extent = operandType.getDimSize(static_cast<int64_t>(axis));
-    const bool last = k + 1 == concat.getInputs().size();
-    os << "    " << (k ? "else " : "")
-       << (last ? std::string("{\n") : "if (" + position + " < " + std::to_string(offset + extent) + sfx + ") {\n");
-    const std::string shifted = numbered("q", counter++);
-    os << "      const Index " << shifted << " = " << position << " - " << offset << sfx << ";\n"
-       << "      (void)" << shifted << ";\n";
-    DimIndices dims;
-    dims.shape = Shape(operandType.getShape().begin(), operandType.getShape().end());
-    dims.dims = at.dims;
-    dims.dims[axis] = IndexExpr::var(shifted, extent);
-    Value root;
-    DimIndices rootDims = mapToRoot(operand, dims, root);
-    std::string value;
-    if (auto arg = dyn_cast<BlockArgument>(root)) {
-      std::ostringstream read;
-      read << "in" << arg.getArgNumber() << "[" << linearize(rootDims).str(sfx) << "]";
-      value = loadConvert(dt, read.str());
-    } else if (auto splat = splatValue(root)) {
-      value = splatLiteral(splat, dt);
-    } else {
-      return concat.emitOpError("reads an operand the fuser did not put in memory");
-    }
-    os << "      " << n << " = " << value << ";\n    }\n";
-    offset += extent;
-  }
-  return n;
-}
 
 FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
                                           const CodeGenOptions& options) {
@@ -100,7 +56,7 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
       mappedValues.push_back(v);
   };
   for (Operation& op : body) {
-    if (isLayoutOp(&op) || isa<ir::ConstantOp, ir::ConcatOp>(op)) continue;  // concat: at offsets
+    if (isLayoutOp(&op) || isa<ir::ConstantOp>(op) || isIndexedRead(&op)) continue;  // at their indices
     for (Value v : op.getOperands()) noteRead(v);
   }
 
@@ -122,6 +78,8 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
     os << "  " << storageType(dtypeOfValue(yield.getOperand(j))) << "* __restrict__ out" << j
        << ";\n";
 
+  const bool checksIndices = writesCheckFlag(fusion);
+  if (checksIndices) os << "  int* flag;\n";
   // aligned(): every vector-accessed pointer.
   os << "  __device__ __forceinline__ bool aligned() const {\n    return true";
   for (unsigned i = 0; i < numInputs; ++i)
@@ -165,8 +123,8 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   };
   for (Operation& op : body) {
     if (isLayoutOp(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
-    if (auto concat = dyn_cast<ir::ConcatOp>(op)) {
-      FailureOr<std::string> n = concatElement(concat, IndexExpr::var("i", numel), sfx, counter, os);
+    if (isIndexedRead(&op)) {
+      FailureOr<std::string> n = indexedElement(&op, IndexExpr::var("i", numel), sfx, counter, os);
       if (failed(n)) return failure();
       names[op.getResult(0)] = *n;
       continue;
@@ -272,6 +230,7 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
           << yield.getNumOperands() << " output(s), " << numel << " elements, vector width "
           << vec;
   KernelEmission e;
+  e.writesCheckFlag = checksIndices;
   e.kernel.name = name;
   e.kernel.summary = summary.str();
   e.kernel.source = kernelHeader(name, summary.str(),

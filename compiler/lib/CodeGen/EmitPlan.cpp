@@ -138,13 +138,20 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     }
     auto fusion = dyn_cast<ir::FusionOp>(op);
     if (!fusion || computesNothing(fusion)) continue;
+    if (auto note = fusion->getAttrOfType<StringAttr>(kUpdateNoteAttr)) plan.updates.push_back(note.str());
+    if (fusion->hasAttr(kInPlaceAttr)) {  // the memory it writes: an input's, through aliases?
+      int written = bufferOf.lookup(fusion.getOperand(0));
+      while (plan.buffers[written].kind == rt::PlanBuffer::Kind::Alias) written = plan.buffers[written].index;
+      if (plan.buffers[written].kind == rt::PlanBuffer::Kind::Input) plan.writtenInputs.push_back(plan.buffers[written].index);
+    }
     auto name = fusion->getAttrOfType<StringAttr>(kKernelNameAttr);
     if (!name) return fusion.emitOpError("has no kernel name: run tg-assign-buffers first");
     FailureOr<KernelEmission> emission = failure();
     switch (fusion.getKind()) {
       case ir::FusionKind::elementwise:
-        emission = isTransposeCopy(fusion) ? emitTransposeCopy(fusion, name.str(), options)
-                                           : emitElementwise(fusion, name.str(), options);
+        emission = fusion->hasAttr(kInPlaceAttr) ? emitInPlaceUpdate(fusion, name.str(), options)
+                   : isTransposeCopy(fusion)     ? emitTransposeCopy(fusion, name.str(), options)
+                                                 : emitElementwise(fusion, name.str(), options);
         break;
       case ir::FusionKind::reduction:
         emission = emitReduction(fusion, name.str(), options);
@@ -166,7 +173,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     launch.tensorMaps = emission->tensorMaps;
     for (Value v : fusion.getInputs()) launch.buffers.push_back(bufferOf.lookup(v));
     for (Value v : fusion.getResults()) launch.buffers.push_back(bufferOf.lookup(v));
-    if (fusion.getKind() == ir::FusionKind::check) {
+    if (emission->writesCheckFlag) {
       if (checkFlag < 0) {
         rt::PlanBuffer flag;
         flag.kind = rt::PlanBuffer::Kind::CheckFlag;

@@ -18,6 +18,9 @@ struct KernelEmission {
   rt::LaunchDims dims;
   /// TMA tensor maps: the kernel's second parameter (PlanTensorMap::arg indexes the operands).
   std::vector<rt::PlanTensorMap> tensorMaps;
+  /// The kernel writes failed checks into the plan's check flag, a pointer after the results
+  /// (tg.check kernels; kernels that read indices from tensors).
+  bool writesCheckFlag = false;
 };
 
 /// The embedded templates (templates/*.cuh).
@@ -27,6 +30,7 @@ const char* matmulSimtTemplate();
 const char* matmulWgmmaTemplate();
 const char* matmulMmaTemplate();
 const char* checkTemplate();
+const char* updateTemplate();
 const char* transposeTemplate();
 const char* rowTemplate();
 const char* columnsTemplate();
@@ -44,6 +48,10 @@ mlir::FailureOr<KernelEmission> emitCheck(ir::FusionOp fusion, const std::string
 /// serves it, EmitTranspose.cpp), and that kernel.
 bool isTransposeCopy(ir::FusionOp fusion);
 mlir::FailureOr<KernelEmission> emitTransposeCopy(ir::FusionOp fusion, const std::string& name,
+                                                  const CodeGenOptions& options);
+/// A dynamic_update_slice in place (kInPlaceAttr): writes only the update into its result,
+/// which shares its input's buffer (templates/update.cuh, EmitUpdate.cpp).
+mlir::FailureOr<KernelEmission> emitInPlaceUpdate(ir::FusionOp fusion, const std::string& name,
                                                   const CodeGenOptions& options);
 mlir::FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& name,
                                            const CodeGenOptions& options);

@@ -114,6 +114,26 @@ std::optional<OpDescription> describeOp(Operation* op) {
             d.attrs.axis = static_cast<int64_t>(c.getAxis());
             return true;
           })
+          .Case([&](GatherOp g) {
+            d.kind = OpKind::Gather;
+            d.attrs.axis = static_cast<int64_t>(g.getAxis());
+            d.attrs.checkId = static_cast<int64_t>(g.getCheck());
+            return true;
+          })
+          .Case([&](DynamicSliceOp ds) {
+            d.kind = OpKind::DynamicSlice;
+            d.attrs.axis = static_cast<int64_t>(ds.getAxis());
+            d.attrs.checkId = static_cast<int64_t>(ds.getCheck());
+            d.attrs.shape = resultShape(op);
+            return true;
+          })
+          .Case([&](DynamicUpdateSliceOp u) {
+            d.kind = OpKind::DynamicUpdateSlice;
+            d.attrs.axis = static_cast<int64_t>(u.getAxis());
+            d.attrs.checkId = static_cast<int64_t>(u.getCheck());
+            d.attrs.starts.assign(u.getOffsets().begin(), u.getOffsets().end());
+            return true;
+          })
           .Case([&](IotaOp i) {
             d.kind = OpKind::Iota;
             d.attrs.shape = resultShape(op);
@@ -236,6 +256,13 @@ Value createOp(OpBuilder& b, Location loc, OpKind kind, const graph::OpAttrs& at
     case OpKind::Clamp: return ClampOp::create(b, loc, type, operands[0], operands[1], operands[2]);
     case OpKind::Iota: return IotaOp::create(b, loc, type, static_cast<uint64_t>(attrs.axis));
     case OpKind::Concat: return ConcatOp::create(b, loc, type, operands, static_cast<uint64_t>(attrs.axis));
+    case OpKind::Gather:
+      return GatherOp::create(b, loc, type, operands[0], operands[1], attrs.axis, attrs.checkId);
+    case OpKind::DynamicSlice:
+      return DynamicSliceOp::create(b, loc, type, operands[0], operands[1], attrs.axis, attrs.checkId);
+    case OpKind::DynamicUpdateSlice:
+      return DynamicUpdateSliceOp::create(b, loc, type, operands[0], operands[1], operands[2], attrs.axis,
+                                          attrs.starts, attrs.checkId);
     case OpKind::Gelu:
       return GeluOp::create(b, loc, type, operands[0],
                             attrs.gelu == graph::GeluApprox::Tanh ? GeluApprox::tanh

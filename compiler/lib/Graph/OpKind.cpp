@@ -38,6 +38,9 @@ std::string_view opName(OpKind kind) {
     case OpKind::Minimum: return "minimum";
     case OpKind::Iota: return "iota";
     case OpKind::Concat: return "concat";
+    case OpKind::Gather: return "gather";
+    case OpKind::DynamicSlice: return "dynamic_slice";
+    case OpKind::DynamicUpdateSlice: return "dynamic_update_slice";
     case OpKind::Clamp: return "clamp";
     case OpKind::Compare: return "cmp";
     case OpKind::Select: return "select";
@@ -115,6 +118,14 @@ bool isBinaryElementwise(OpKind kind) {
 
 bool isElementwise(OpKind kind) {
   return kind >= OpKind::Neg && kind <= OpKind::Cast;
+}
+
+bool isIndexedRead(OpKind kind) {
+  return kind == OpKind::Concat || isDeviceIndexed(kind);
+}
+
+bool isDeviceIndexed(OpKind kind) {
+  return kind == OpKind::Gather || kind == OpKind::DynamicSlice || kind == OpKind::DynamicUpdateSlice;
 }
 
 bool isReduction(OpKind kind) {

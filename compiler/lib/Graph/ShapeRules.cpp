@@ -42,7 +42,7 @@ size_t expectedOperandCount(OpKind kind, const OpAttrs& attrs) {
       kind == OpKind::Softmax || kind == OpKind::Check)
     return 1;
   if (kind == OpKind::LayerNorm) return 1 + attrs.hasWeight + attrs.hasBias;
-  if (kind == OpKind::Select || kind == OpKind::Clamp) return 3;
+  if (kind == OpKind::Select || kind == OpKind::Clamp || kind == OpKind::DynamicUpdateSlice) return 3;
   return 2;  // binary, compare, matmul
 }
 
@@ -231,6 +231,55 @@ std::string inferLayerNorm(const OpAttrs& attrs, std::span<const TensorType> ops
   return {};
 }
 
+/// Gather, dynamic_slice and dynamic_update_slice: i32 indices, an axis of the data operand,
+/// and a check site for indices out of range.
+std::string inferIndexed(OpKind kind, const OpAttrs& attrs, std::span<const TensorType> ops,
+                         TensorType& result) {
+  const TensorType& x = ops[0];
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (attrs.axis < 0 || attrs.axis >= rank)
+    return "axis " + std::to_string(attrs.axis) + " is out of range for rank " + std::to_string(rank);
+  if (attrs.checkId < 1) return "needs the id (>= 1) of the check site an index out of range fails";
+  const auto axis = static_cast<size_t>(attrs.axis);
+  const TensorType& index = ops[kind == OpKind::DynamicUpdateSlice ? 2 : 1];
+  if (index.dtype != DType::I32)
+    return std::string(kind == OpKind::Gather ? "indices" : "the start") + " must be i32, got " + index.str();
+  if (kind == OpKind::Gather) {
+    Shape out(x.shape.begin(), x.shape.begin() + attrs.axis);
+    out.insert(out.end(), index.shape.begin(), index.shape.end());
+    out.insert(out.end(), x.shape.begin() + attrs.axis + 1, x.shape.end());
+    if (x.shape[axis] == 0 && shape_numel(index.shape) > 0)
+      return "gathers from axis " + std::to_string(attrs.axis) + " of " + x.str() + ", which is empty";
+    result = {x.dtype, out};
+    return {};
+  }
+  if (shape_numel(index.shape) != 1) return "the start must be one i32 element, got " + index.str();
+  if (kind == OpKind::DynamicSlice) {
+    bool fits = attrs.shape.size() == x.shape.size();
+    for (size_t d = 0; fits && d < x.shape.size(); ++d)
+      fits = d == axis ? attrs.shape[d] >= 0 && attrs.shape[d] <= x.shape[d] : attrs.shape[d] == x.shape[d];
+    if (!fits)
+      return "the window " + format_shape(attrs.shape) + " must match " + x.str() +
+             " in every dim but the axis " + std::to_string(attrs.axis) + ", and fit in it";
+    result = {x.dtype, attrs.shape};
+    return {};
+  }
+  const TensorType& update = ops[1];
+  if (update.dtype != x.dtype || update.shape.size() != x.shape.size())
+    return "the update " + update.str() + " must have the dtype and rank of " + x.str();
+  if (attrs.starts.size() != x.shape.size())
+    return "needs " + std::to_string(rank) + " static offsets, got " + join(attrs.starts);
+  for (size_t d = 0; d < x.shape.size(); ++d) {
+    const int64_t at = d == axis ? 0 : attrs.starts[d];
+    if (d == axis && attrs.starts[d] != 0)
+      return "the static offset of the axis " + std::to_string(attrs.axis) + " must be 0 (the start tensor gives it)";
+    if (at < 0 || update.shape[d] > x.shape[d] - at)
+      return "the update " + update.str() + " at offsets " + join(attrs.starts) + " does not fit in " + x.str();
+  }
+  result = x;
+  return {};
+}
+
 /// inferResultType without the size limit on the result.
 std::string inferUnbounded(OpKind kind, const OpAttrs& attrs,
                            std::span<const TensorType> operands, TensorType& result) {
@@ -258,6 +307,7 @@ std::string inferUnbounded(OpKind kind, const OpAttrs& attrs,
     result = {first.dtype, out};
     return {};
   }
+  if (isDeviceIndexed(kind)) return inferIndexed(kind, attrs, operands, result);
   if (kind == OpKind::Iota) {
     if (attrs.dtype == DType::Bool) return "needs a numeric result (f32, f16, bf16 or i32), got bool";
     const int64_t rank = static_cast<int64_t>(attrs.shape.size());

@@ -9,6 +9,7 @@ using graph::OpKind;
 
 HostTensor evaluate(OpKind kind, const graph::OpAttrs& attrs,
                     std::span<const HostTensor> operands) {
+  if (graph::isDeviceIndexed(kind)) return evaluateIndexed(kind, attrs, operands);
   if (graph::isElementwise(kind)) return evaluateElementwise(kind, attrs, operands);
   switch (kind) {
     case OpKind::Broadcast:

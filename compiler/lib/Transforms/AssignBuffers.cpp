@@ -8,16 +8,24 @@
 //  - everything else: a slice of one per-call arena. Slices are packed first-fit in program
 //    order and freed after their last reader, so temporaries whose lifetimes do not overlap
 //    share memory.
+// A dynamic_update_slice kernel whose input is dead after it (no later reader, not a result,
+// a kernel's result or a donated argument) updates that input in place: its result is an
+// alias of the input (like a reshape) and the kernel writes only the update. Each such kernel
+// gets a note saying which it does and why (a remark, and the report's `updates`).
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Dialect/EntryFunction.h"
 #include "tg/Dialect/BufferAssignment.h"
+#include "tg/Dialect/LayoutChain.h"
+#include "tg/Dialect/Locations.h"
 #include "tg/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
+
+#include <functional>
 
 #include <map>
 
@@ -101,13 +109,96 @@ std::string kernelName(ir::FusionOp fusion, int index) {
       return;
     ++total;
     if (shown < 4) {
-      name += "_" + op->getName().stripDialect().str();
+      name += '_';  // (appended: GCC 12 warns wrongly of overlapping copies in "_" + ...)
+      name += op->getName().stripDialect().str();
       ++shown;
     }
   });
   if (total == 0) name += fusion.getNumOperands() == 0 ? "_fill" : "_copy";  // a splat, a layout
-  if (total > shown) name += "_" + std::to_string(total - shown) + "more";
+  if (total > shown) {
+    name += '_';
+    name += std::to_string(total - shown);
+    name += "more";
+  }
   return name;
+}
+
+std::string locText(Location loc) {
+  SourceLoc s = ir::sourceLocOf(loc);
+  return s.known() ? s.str() : std::string("<unknown>");
+}
+
+/// The dynamic_update_slice a fusion consists of (besides the constants and layout chains
+/// cloned into it), if any: the fuser gives each one a kernel of its own.
+ir::DynamicUpdateSliceOp updateOf(ir::FusionOp fusion) {
+  ir::DynamicUpdateSliceOp update;
+  for (Operation& op : fusion.getBody().front()) {
+    if (isa<ir::ConstantOp, ir::YieldOp>(op) || isLayoutOp(&op)) continue;
+    auto u = dyn_cast<ir::DynamicUpdateSliceOp>(op);
+    if (!u || update) return {};
+    update = u;
+  }
+  return update;
+}
+
+/// Decides which dynamic_update_slice kernels update their input in place (marked with
+/// kInPlaceAttr) and notes every decision (kUpdateNoteAttr, and a remark). `root` maps a value
+/// to the value whose buffer it shares (through reshapes and in-place updates decided so far).
+void decideInPlace(func::FuncOp func, Block& block, const llvm::DenseMap<Operation*, int>& position,
+                   const std::function<Value(Value)>& root) {
+  MLIRContext* ctx = func.getContext();
+  for (Operation& op : block) {
+    auto fusion = dyn_cast<ir::FusionOp>(op);
+    ir::DynamicUpdateSliceOp update = fusion ? updateOf(fusion) : ir::DynamicUpdateSliceOp();
+    if (!update) continue;
+    Value input = fusion.getNumOperands() ? fusion.getOperand(0) : Value();
+    Value storage = input ? root(input) : Value();
+    std::string why;  // empty: in place
+    auto arg = dyn_cast<BlockArgument>(update.getInput());
+    if (!arg || arg.getArgNumber() != 0) {
+      why = "its input is a constant or read through a layout (a broadcast, transpose or slice)";
+    } else if (auto a = dyn_cast<BlockArgument>(storage)) {
+      if (!func.getArgAttr(a.getArgNumber(), kDonatedAttr))
+        why = "its input is argument " + std::to_string(a.getArgNumber()) +
+              " of the function, which is not donated (JitOptions::donate)";
+    } else if (!storage.getDefiningOp<ir::FusionOp>()) {
+      why = "its input is a constant";
+    }
+    for (Value v : {update.getUpdate(), update.getStart()}) {  // inside: through layouts
+      auto read = dyn_cast<BlockArgument>(traceLayout(v).root);
+      if (why.empty() && read && root(fusion.getOperand(read.getArgNumber())) == storage)
+        why = "its update or start reads the input's memory";
+    }
+    // Every reader of the input's current contents (the value and its reshapes) runs earlier.
+    SmallVector<Value> work{input};
+    while (why.empty() && !work.empty()) {
+      Value v = work.pop_back_val();
+      for (Operation* user : v.getUsers()) {
+        if (user == fusion.getOperation()) continue;
+        if (isa<ir::ReshapeOp>(user)) {
+          work.push_back(user->getResult(0));
+        } else if (isa<func::ReturnOp>(user)) {
+          why = "its input is also a result of the function";
+        } else if (position.lookup(user) > position.lookup(fusion)) {
+          why = "its input is read after it, by '" + user->getName().getStringRef().str() + "' at " +
+                locText(user->getLoc());
+        }
+      }
+    }
+    std::string where;
+    if (why.empty()) {
+      fusion->setAttr(kInPlaceAttr, UnitAttr::get(ctx));
+      if (auto a = dyn_cast<BlockArgument>(storage))
+        where = "argument " + std::to_string(a.getArgNumber()) + " (donated)";
+      else
+        where = "the result of the kernel at " + locText(storage.getDefiningOp()->getLoc());
+    }
+    const std::string note = "dynamic_update_slice at " + locText(update->getLoc()) +
+                             (why.empty() ? ": in place, in the memory of " + where
+                                          : ": copies its input, since " + why);
+    fusion->setAttr(kUpdateNoteAttr, StringAttr::get(ctx, note));
+    fusion->emitRemark() << note;
+  }
 }
 
 struct TgAssignBuffersPass final : impl::TgAssignBuffersBase<TgAssignBuffersPass> {
@@ -124,10 +215,16 @@ struct TgAssignBuffersPass final : impl::TgAssignBuffersBase<TgAssignBuffersPass
     llvm::DenseMap<Operation*, int> position;
     int pos = 0;
     for (Operation& op : block) position[&op] = pos++;
-    auto aliasRoot = [](Value v) {
-      while (auto r = v.getDefiningOp<ir::ReshapeOp>()) v = r.getInput();
+    std::function<Value(Value)> aliasRoot = [](Value v) {
+      while (Operation* def = v.getDefiningOp()) {
+        if (isa<ir::ReshapeOp>(def) || def->hasAttr(kInPlaceAttr))
+          v = def->getOperand(0);
+        else
+          break;
+      }
       return v;
     };
+    decideInPlace(getOperation(), block, position, aliasRoot);
     // Last reader of each root (through aliases), and the roots the function returns.
     llvm::DenseMap<Value, int> lastUse;
     llvm::DenseMap<Value, int64_t> returned;  // root -> first result index
@@ -164,7 +261,7 @@ struct TgAssignBuffersPass final : impl::TgAssignBuffersBase<TgAssignBuffersPass
         const int64_t bytes = bytesOf(r);
         Kind kind = Kind::Arena;
         int64_t index = -1, offset = 0;
-        if (isa<ir::ReshapeOp>(op)) {
+        if (isa<ir::ReshapeOp>(op) || op.hasAttr(kInPlaceAttr)) {
           kind = Kind::Alias;
         } else if (isa<ir::ConstantOp>(op)) {
           kind = Kind::Constant;

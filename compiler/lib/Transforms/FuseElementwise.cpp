@@ -156,7 +156,7 @@ class FusionPlan {
     for (Operation* m : members(op))
       for (Value v : m->getOperands()) {
         LayoutChain chain = traceLayout(v);
-        if (chain.linear && !isa<ir::ConcatOp>(m)) continue;  // concat reads at offsets
+        if (chain.linear && !isIndexedRead(m)) continue;  // those read at computed indices
         Operation* def = chain.root.getDefiningOp();
         if (!def) continue;
         if (rows && isRowBroadcast(chain, *rows) && rowRoleOf(def, *rows) == RowRole::Row) continue;
@@ -182,8 +182,9 @@ class FusionPlan {
              std::to_string(ra->length) + " and " + std::to_string(rb->rows) + " x " +
              std::to_string(rb->length) + ")";
     const RowDomain& rows = ra ? *ra : *rb;
-    if (Operation* c = concatOf(a) ? concatOf(a) : concatOf(b))
-      return "the concat at " + locText(c->getLoc()) + " is computed in an elementwise kernel, not a row kernel";
+    if (Operation* c = indexedReadOf(a) ? indexedReadOf(a) : indexedReadOf(b))
+      return "the " + c->getName().stripDialect().str() + " at " + locText(c->getLoc()) +
+             " is computed in an elementwise kernel, not a row kernel";
     if (ir::MatmulOp mm = matmulOf(matmulOf(a) ? a : b))
       return "the matmul at " + locText(mm->getLoc()) +
              " and a reduction are not one kernel (a row kernel reads its input from memory, "
@@ -218,10 +219,10 @@ class FusionPlan {
     return whyNotEpilogue(producer, consumer);
   }
 
-  /// A concat in `op`'s group, if any.
-  Operation* concatOf(Operation* op) const {
+  /// An op of `op`'s group that reads at computed indices (isIndexedRead), if any.
+  Operation* indexedReadOf(Operation* op) const {
     for (Operation* m : members(op))
-      if (isa<ir::ConcatOp>(m)) return m;
+      if (isIndexedRead(m)) return m;
     return nullptr;
   }
 
@@ -240,8 +241,9 @@ class FusionPlan {
     if (ma && mb) return "both kernels hold a matmul (one matmul per kernel)";
     ir::MatmulOp mm = ma ? ma : mb;
     if (!mm) return {};
-    if (Operation* c = concatOf(a) ? concatOf(a) : concatOf(b))
-      return "the concat at " + locText(c->getLoc()) + " is computed in an elementwise kernel, not a matmul epilogue";
+    if (Operation* c = indexedReadOf(a) ? indexedReadOf(a) : indexedReadOf(b))
+      return "the " + c->getName().stripDialect().str() + " at " + locText(c->getLoc()) +
+             " is computed in an elementwise kernel, not a matmul epilogue";
     const int64_t numel = resultNumel(mm);
     llvm::SmallPtrSet<Operation*, 4> operandProducers;
     for (Value v : mm->getOperands())
@@ -318,9 +320,13 @@ class FusionPlan {
         if (!isElementwiseOp(producer) && !isa<ir::MatmulOp>(producer) && !rowReduction(producer))
           reason = "the producer is a '" + producer->getName().getStringRef().str() +
                    "', which runs as its own kernel";
-        else if (isa<ir::ConcatOp>(op))
-          reason = "a concat reads each operand at an offset (an index map), so the operand is "
+        else if (isIndexedRead(&op))
+          reason = "a '" + op.getName().getStringRef().str() +
+                   "' reads its operands from memory at an index it computes, so each operand is "
                    "materialized by its own kernel first";
+        else if (isa<ir::DynamicUpdateSliceOp>(producer))
+          reason = "a dynamic_update_slice is a kernel of its own, so that it can update its "
+                   "input's memory in place (tg-assign-buffers)";
         else if (!chain.linear && !rowRead)
           reason = isa<ir::MatmulOp>(producer)
                        ? "the matmul's result is read through a broadcast/transpose, so it is "

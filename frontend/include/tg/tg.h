@@ -292,6 +292,34 @@ Tensor concat(const std::vector<Tensor>& tensors, int64_t axis = 0, Loc loc = Lo
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t axis = 0, Loc loc = Loc::current());
 
 //===----------------------------------------------------------------------===//
+// Indexing with positions held on the device
+//===----------------------------------------------------------------------===//
+//
+// The indices are i32 tensors, read by the kernels (no host round trip, no recompile per
+// value). An index out of range is reported like a failed tg::check: a tg::Error naming the op
+// and this line at the next sync point. Until then it is clamped into range, so nothing is
+// ever read or written outside a tensor.
+
+/// Elements of `x` at `indices` along `axis`: the result's shape is x's with that dim replaced
+/// by the indices' shape (torch.index_select for a 1-D index; an embedding lookup for axis 0).
+/// Fused into its consumers as an indexed load.
+Tensor gather(const Tensor& x, int64_t axis, const Tensor& indices, Loc loc = Loc::current());
+/// gather with a 1-D index (torch.index_select).
+Tensor index_select(const Tensor& x, int64_t axis, const Tensor& indices, Loc loc = Loc::current());
+/// Rows of `table` [vocab, d] for each token id: tokens.shape + [d] (torch.nn.functional.embedding).
+Tensor embedding(const Tensor& table, const Tensor& tokens, Loc loc = Loc::current());
+/// `size` elements of dim `axis` from position `start` (an i32 tensor of one element), every
+/// other dim whole. start must lie in [0, extent - size].
+Tensor dynamic_slice(const Tensor& x, int64_t axis, const Tensor& start, int64_t size,
+                     Loc loc = Loc::current());
+/// `x` with `update` (same dtype and rank) written from position `start` (an i32 tensor of one
+/// element) along `axis` and from the static `offsets` in the other dims (empty: all 0; the
+/// entry of `axis` is ignored). start must lie in [0, extent - update extent]. Its own kernel,
+/// a copy of x with the update in it (in place where x is dead after it: not yet).
+Tensor dynamic_update_slice(const Tensor& x, const Tensor& update, int64_t axis, const Tensor& start,
+                            std::vector<int64_t> offsets = {}, Loc loc = Loc::current());
+
+//===----------------------------------------------------------------------===//
 // Reductions and composites
 //===----------------------------------------------------------------------===//
 
@@ -347,6 +375,13 @@ struct JitOptions {
   /// launch per call instead of one per kernel, and new inputs only update the graph's kernel
   /// parameters. false launches kernel by kernel. The report says which one a graph uses.
   bool cuda_graphs = true;
+  /// Positions of arguments the call may reuse the memory of for its results: a
+  /// dynamic_update_slice of a donated argument writes in place (a KV cache updated without a
+  /// copy; the report's `updates` say which did). After the call a donated tensor, and every
+  /// copy of its handle, is unusable (an error names the call); pass the result back instead:
+  /// `cache = step(cache, ...)`. A donated argument whose memory another tensor shares is
+  /// copied first, so no other tensor ever sees it change.
+  std::vector<int> donate = {};
 };
 
 /// What tg::jit records about one function (f.report()). Printable; also plain data.
@@ -394,6 +429,9 @@ struct JitReport {
     /// lives) plus the result buffers each run allocates. Inputs are the caller's and not
     /// counted. 0 on the CPU.
     size_t peakDeviceBytes = 0;
+    /// On CUDA, each dynamic_update_slice: in place (in whose memory) or a copy of its input
+    /// (and why: an argument that is not donated, a later reader, ...).
+    std::vector<std::string> updates;
     /// The tensors its trace captured, in input order (after the call's arguments).
     std::vector<Capture> captures;
     /// Why calls run the lambda (and find this graph by its structure) instead of replaying
@@ -514,6 +552,11 @@ class JitCore {
   /// call() without the call site: finds (or traces and compiles) the signature's entry and
   /// runs it.
   void dispatch(std::span<const Tensor* const> args, std::span<Tensor> results, TraceRef trace);
+  /// JitOptions::donate against this call: positions within its arguments, no donated tensor
+  /// passed twice.
+  void checkDonations(std::span<const Tensor* const> args, const Loc& site) const;
+  /// After the call: the donated arguments' tensors give up their data (TensorImpl::donatedTo).
+  void donate(std::span<const Tensor* const> args, const Loc& site) const;
   /// Errors raised in the lambda name the jit function ("jit 'mlp'") instead of the
   /// compiler's spelling of the lambda's operator().
   static bool isLambda(const SourceLoc& loc);

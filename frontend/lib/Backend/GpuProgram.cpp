@@ -11,7 +11,7 @@ namespace {
 class GpuProgram : public Program {
  public:
   GpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir, bool cudaGraphs)
-      : executor_(std::move(plan), gpu), ir_(std::move(ir)), cudaGraphs_(cudaGraphs) {
+      : executor_(std::move(plan), gpu), gpu_(gpu), ir_(std::move(ir)), cudaGraphs_(cudaGraphs) {
     const rt::Plan& p = executor_.plan();
     for (size_t i = 0; i < p.outputs.size(); ++i)
       resultTypes_.push_back({p.outputDTypes[i], p.outputShapes[i]});
@@ -26,7 +26,19 @@ class GpuProgram : public Program {
       if (t.device() != Device::CUDA)
         throw Error("jit: a captured tensor is on the cpu but the function runs on cuda; "
                     "create it on cuda or move it with .to(tg::Device::CUDA)");
+      checkNotDonated(t, "jit", {});
       buffers_.push_back(t.impl().buffer);
+    }
+    // A donated argument the program writes in place must be its caller's alone: if another
+    // tensor shares the memory (or the same tensor is passed twice), the program writes a copy.
+    const rt::Plan& plan = executor_.plan();
+    for (int k : plan.writtenInputs) {
+      std::shared_ptr<rt::DeviceBuffer>& b = buffers_[static_cast<size_t>(k)];
+      if (b.use_count() <= 2) continue;  // the argument's tensor and buffers_ itself
+      const size_t bytes = plan.buffers[static_cast<size_t>(k)].bytes;
+      std::shared_ptr<rt::DeviceBuffer> copy = gpu_.allocate(bytes);
+      gpu_.copyOnDevice(copy->ptr(), b->ptr(), bytes);
+      b = std::move(copy);
     }
     try {
       executor_.run(buffers_, resultBuffers_, replay && cudaGraphs_);
@@ -48,6 +60,7 @@ class GpuProgram : public Program {
     info.cudaGraphLaunches = executor_.cudaGraphLaunches();
     info.cudaGraphParameterUpdates = executor_.cudaGraphParameterUpdates();
     info.peakDeviceBytes = executor_.peakDeviceBytes();
+    info.updates = executor_.plan().updates;
     if (!cudaGraphs_)
       info.noCudaGraphReason = "JitOptions::cuda_graphs is false";
     else if (!executor_.cudaGraphFailure().empty())
@@ -56,6 +69,7 @@ class GpuProgram : public Program {
 
  private:
   rt::Executor executor_;
+  rt::Gpu& gpu_;
   std::string ir_;
   bool cudaGraphs_;
   std::vector<graph::TensorType> resultTypes_;

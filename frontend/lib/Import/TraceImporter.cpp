@@ -1,6 +1,7 @@
 //===- TraceImporter.cpp - Trace -> tg dialect module ---------------------===//
 #include "tg/Frontend/TraceImporter.h"
 
+#include "tg/Dialect/BufferAssignment.h"
 #include "tg/Dialect/HostElements.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/TgOps.h"
@@ -37,6 +38,8 @@ OwningOpRef<ModuleOp> importTrace(const Trace& trace, MLIRContext& context,
 
   auto func = func::FuncOp::create(b, b.getUnknownLoc(), funcName,
                                    b.getFunctionType(argTypes, resultTypes));
+  for (int d : trace.donated)
+    if (d >= 0 && static_cast<size_t>(d) < trace.numArgs) func.setArgAttr(d, kDonatedAttr, b.getUnitAttr());
   Block* entry = func.addEntryBlock();
   b.setInsertionPointToEnd(entry);
 

@@ -987,3 +987,43 @@ func.func @buffer_offset(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tg.neg %x {tg.buffers = [#tg.buffer<kind = output, index = 0, offset = 64, bytes = 16>]} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @gather_float_indices(%t: tensor<10x4xf32>, %i: tensor<3xf32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{indices must be i32, got f32[3]}}
+  %0 = tg.gather %t, %i axis = 0 check = 1 : (tensor<10x4xf32>, tensor<3xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @gather_no_site(%t: tensor<10x4xf32>, %i: tensor<3xi32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{needs the id (>= 1) of the check site an index out of range fails}}
+  %0 = tg.gather %t, %i axis = 0 check = 0 : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @dynamic_slice_too_wide(%x: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<4x9xf32> {
+  // expected-error @+1 {{the window [4, 9] must match f32[4, 8] in every dim but the axis 1, and fit in it}}
+  %0 = tg.dynamic_slice %x, %p axis = 1 check = 1 : (tensor<4x8xf32>, tensor<i32>) -> tensor<4x9xf32>
+  return %0 : tensor<4x9xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_two_starts(%x: tensor<4x8xf32>, %u: tensor<4x2xf32>, %p: tensor<2xi32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{the start must be one i32 element, got i32[2]}}
+  %0 = tg.dynamic_update_slice %x, %u, %p axis = 1 offsets = [0, 0] check = 1 : (tensor<4x8xf32>, tensor<4x2xf32>, tensor<2xi32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_outside(%x: tensor<4x8xf32>, %u: tensor<2x2xf32>, %p: tensor<i32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{the update f32[2, 2] at offsets [3, 0] does not fit in f32[4, 8]}}
+  %0 = tg.dynamic_update_slice %x, %u, %p axis = 1 offsets = [3, 0] check = 1 : (tensor<4x8xf32>, tensor<2x2xf32>, tensor<i32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

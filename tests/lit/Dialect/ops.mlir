@@ -402,3 +402,16 @@ func.func @check(%c: tensor<8xi1>) {
   }
   return
 }
+
+// Indices read on the device: gather, dynamic_slice, dynamic_update_slice.
+// CHECK-LABEL: func.func @indexed
+func.func @indexed(%t: tensor<100x8xbf16>, %i: tensor<2x3xi32>, %c: tensor<4x64x16xf32>, %k: tensor<2x1x16xf32>, %p: tensor<i32>)
+    -> (tensor<2x3x8xbf16>, tensor<4x5x16xf32>, tensor<4x64x16xf32>) {
+  // CHECK: tg.gather %{{.+}}, %{{.+}} axis = 0 check = 1 : (tensor<100x8xbf16>, tensor<2x3xi32>) -> tensor<2x3x8xbf16>
+  %0 = tg.gather %t, %i axis = 0 check = 1 : (tensor<100x8xbf16>, tensor<2x3xi32>) -> tensor<2x3x8xbf16>
+  // CHECK: tg.dynamic_slice %{{.+}}, %{{.+}} axis = 1 check = 2 : (tensor<4x64x16xf32>, tensor<i32>) -> tensor<4x5x16xf32>
+  %1 = tg.dynamic_slice %c, %p axis = 1 check = 2 : (tensor<4x64x16xf32>, tensor<i32>) -> tensor<4x5x16xf32>
+  // CHECK: tg.dynamic_update_slice %{{.+}}, %{{.+}}, %{{.+}} axis = 1 offsets = [2, 0, 0] check = 3 : (tensor<4x64x16xf32>, tensor<2x1x16xf32>, tensor<i32>) -> tensor<4x64x16xf32>
+  %2 = tg.dynamic_update_slice %c, %k, %p axis = 1 offsets = [2, 0, 0] check = 3 : (tensor<4x64x16xf32>, tensor<2x1x16xf32>, tensor<i32>) -> tensor<4x64x16xf32>
+  return %0, %1, %2 : tensor<2x3x8xbf16>, tensor<4x5x16xf32>, tensor<4x64x16xf32>
+}

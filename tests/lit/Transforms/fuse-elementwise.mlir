@@ -233,3 +233,32 @@ func.func @no_prologue(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf
   %s = tg.add %m, %e : tensor<8x8xf16>
   return %s : tensor<8x8xf16>
 }
+
+// -----
+
+// A gather reads the table and the indices from memory (their producers are kernels of their
+// own) while its consumers fuse; a dynamic_update_slice is a kernel of its own.
+// CHECK-LABEL: func.func @indexed_reads
+// CHECK: %[[T:.+]] = tg.fusion elementwise
+// CHECK: tg.neg
+// CHECK: %[[G:.+]] = tg.fusion elementwise(%[[T]], %{{.+}})
+// CHECK: tg.gather
+// CHECK-NEXT: tg.exp
+// CHECK: %[[U:.+]] = tg.fusion elementwise(%[[G]], %{{.+}}, %{{.+}})
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.dynamic_update_slice
+// CHECK-NEXT: tg.yield
+// CHECK: tg.fusion elementwise(%[[U]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.abs
+func.func @indexed_reads(%t: tensor<10x4xf32>, %i: tensor<3xi32>, %u: tensor<1x4xf32>, %p: tensor<i32>) -> tensor<3x4xf32> {
+  // expected-remark @+1 {{a 'tg.gather' reads its operands from memory at an index it computes, so each operand is materialized by its own kernel first}}
+  %0 = tg.neg %t : tensor<10x4xf32>
+  %1 = tg.gather %0, %i axis = 0 check = 1 : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
+  // expected-remark @+1 {{a 'tg.dynamic_update_slice' reads its operands from memory}}
+  %2 = tg.exp %1 : tensor<3x4xf32>
+  // expected-remark @+1 {{a dynamic_update_slice is a kernel of its own}}
+  %3 = tg.dynamic_update_slice %2, %u, %p axis = 0 offsets = [0, 0] check = 2 : (tensor<3x4xf32>, tensor<1x4xf32>, tensor<i32>) -> tensor<3x4xf32>
+  %4 = tg.abs %3 : tensor<3x4xf32>
+  return %4 : tensor<3x4xf32>
+}

@@ -16,6 +16,13 @@ namespace tg {
 inline constexpr const char* kBuffersAttr = "tg.buffers";
 /// The attribute holding a kernel's name, on each tg.fusion.
 inline constexpr const char* kKernelNameAttr = "tg.kernel";
+/// On a tg.fusion holding one dynamic_update_slice: a unit attribute when its result takes its
+/// input's buffer (operand 0: the kernel writes only the update), and a string saying what was
+/// decided and why (the report's `updates`).
+inline constexpr const char* kInPlaceAttr = "tg.in_place";
+inline constexpr const char* kUpdateNoteAttr = "tg.update";
+/// On a function argument: its buffer may be reused for the results (JitOptions::donate).
+inline constexpr const char* kDonatedAttr = "tg.donated";
 /// The attribute holding the arena size, on the function.
 inline constexpr const char* kArenaBytesAttr = "tg.arena_bytes";
 

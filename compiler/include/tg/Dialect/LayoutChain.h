@@ -21,6 +21,13 @@ inline bool isLayoutOp(mlir::Operation* op) {
   return op && mlir::isa<ir::BroadcastOp, ir::TransposeOp, ir::ReshapeOp, ir::SliceOp>(op);
 }
 
+/// Concat, gather, dynamic_slice, dynamic_update_slice: group members of elementwise kernels
+/// whose elements read their operands from memory at an index they compute, not through a
+/// layout chain (graph::isIndexedRead).
+inline bool isIndexedRead(mlir::Operation* op) {
+  return op && mlir::isa<ir::ConcatOp, ir::GatherOp, ir::DynamicSliceOp, ir::DynamicUpdateSliceOp>(op);
+}
+
 /// The value of `v` when a splat tg.constant defines it (null otherwise). The fuser clones
 /// such constants into kernels, so every emitter reads them as literals.
 inline mlir::DenseElementsAttr splatValue(mlir::Value v) {

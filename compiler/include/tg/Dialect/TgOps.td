@@ -156,6 +156,74 @@ def Tg_ConcatOp : Tg_Op<"concat", [Pure, Tg_ShapeRules]> {
   let hasFolder = 1;
 }
 
+def Tg_GatherOp : Tg_Op<"gather", [Pure, Tg_ShapeRules]> {
+  let summary = "elements of the input at i32 indices along one axis (an embedding lookup)";
+  let description = [{
+    result[p, j..., q] = input[p, indices[j...], q], where p are the dims before `axis` and q
+    those after it: the result's shape is the input's with `axis` replaced by the indices'
+    shape. An index outside [0, extent) fails check site `check` (reported at the host's next
+    sync point, as a failed tg.check) and reads the nearest valid element: never out of
+    bounds. Computed per element in an elementwise kernel: both operands are read from memory
+    (their producers are kernels of their own) while the consumers fuse.
+
+    ```mlir
+    %e = tg.gather %table, %tokens axis = 0 check = 1
+           : (tensor<32000x2048xbf16>, tensor<8xi32>) -> tensor<8x2048xbf16>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, Tg_Tensor:$indices, I64Attr:$axis, I64Attr:$check);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices `axis` `=` $axis `check` `=` $check attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Tg_DynamicSliceOp : Tg_Op<"dynamic_slice", [Pure, Tg_ShapeRules]> {
+  let summary = "a window along one axis from a start held in a device tensor";
+  let description = [{
+    The result's extent of elements of `axis` from position `start[0]` (an i32 tensor of one
+    element, read on the device: no recompile per position); every other dim whole. A start
+    outside [0, extent - window] fails check site `check` and is clamped to that range, as in
+    XLA: never out of bounds.
+
+    ```mlir
+    %w = tg.dynamic_slice %cache, %pos axis = 1 check = 2
+           : (tensor<4x640x128xbf16>, tensor<i32>) -> tensor<4x1x128xbf16>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, Tg_Tensor:$start, I64Attr:$axis, I64Attr:$check);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $start `axis` `=` $axis `check` `=` $check attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Tg_DynamicUpdateSliceOp : Tg_Op<"dynamic_update_slice", [Pure, Tg_ShapeRules]> {
+  let summary = "the input with an update written along one axis from a device-side start";
+  let description = [{
+    The input, with `update` (same rank and dtype) written at position `start[0]` of `axis`
+    (an i32 tensor of one element, read on the device) and at the static `offsets` of the
+    other dims (offsets[axis] is 0). A start outside [0, extent - update extent] fails check
+    site `check` and is clamped, as in XLA. A kernel of its own (the fuser keeps producers
+    and consumers out, so that a later tg-assign-buffers can give the result the input's
+    buffer where the input is dead after it); today it is computed per element as a copy.
+
+    ```mlir
+    %c = tg.dynamic_update_slice %cache, %k, %pos axis = 1 offsets = [0, 0, 0] check = 3
+           : (tensor<4x640x128xbf16>, tensor<4x1x128xbf16>, tensor<i32>) -> tensor<4x640x128xbf16>
+    ```
+  }];
+  let arguments = (ins Tg_Tensor:$input, Tg_Tensor:$update, Tg_Tensor:$start, I64Attr:$axis,
+                       DenseI64ArrayAttr:$offsets, I64Attr:$check);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $update `,` $start `axis` `=` $axis `offsets` `=` $offsets `check` `=` $check
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Tg_ClampOp : Tg_Op<"clamp", [Pure, Elementwise, SameOperandsAndResultType, Tg_ShapeRules,
     Tg_SplatFold]> {
   let summary = "minimum(maximum(x, lo), hi), propagating NaN (f32, f16, bf16, i32)";

@@ -54,6 +54,9 @@ enum class OpKind : uint8_t {
   // Elementwise, other.
   Iota,    ///< no operand: element (i0, i1, ...) is i_axis (positions, computed where read)
   Concat,  ///< operands joined along `axis`: each element is one element of one operand
+  Gather,  ///< x's elements at i32 indices along `axis` (an embedding lookup)
+  DynamicSlice,        ///< a window of x along `axis` from a device-side i32 start
+  DynamicUpdateSlice,  ///< x with an update written along `axis` from a device-side i32 start
   Clamp,
   Compare,
   Select,
@@ -90,21 +93,23 @@ struct OpAttrs {
   std::vector<int64_t> axes;  ///< Reductions: reduced axes, ascending, non-negative (ArgMax/ArgMin: one).
   std::vector<int64_t> perm;  ///< Transpose: result dim i is operand dim perm[i].
   std::vector<int64_t> dims;  ///< Broadcast: operand dim i maps to result dim dims[i].
-  Shape shape;                ///< Broadcast/Reshape/Iota: the result shape.
-  std::vector<int64_t> starts;  ///< Slice: per dim, the first element taken,
+  Shape shape;                ///< Broadcast/Reshape/Iota/DynamicSlice: the result shape.
+  std::vector<int64_t> starts;  ///< Slice: per dim, the first element taken (DynamicUpdateSlice:
+                                ///< where the update goes in the dims but `axis`),
   std::vector<int64_t> limits;  ///< the end (exclusive; start <= limit <= extent),
   std::vector<int64_t> steps;   ///< and the step (>= 1).
   bool keepDims = false;      ///< Reductions: keep reduced axes with extent 1.
   CmpPredicate predicate = CmpPredicate::EQ;
   DType dtype = DType::F32;   ///< Cast: the target element type; Iota, Input, Constant: theirs.
   GeluApprox gelu = GeluApprox::Tanh;
-  int64_t axis = -1;          ///< Softmax, Iota, Concat: the axis (non-negative once verified).
+  int64_t axis = -1;          ///< Softmax, Iota, Concat, Gather, Dynamic*: the axis (>= 0 once verified).
   double epsilon = 1e-5;      ///< LayerNorm.
   bool hasWeight = false;     ///< LayerNorm: a scale operand follows the input.
   bool hasBias = false;       ///< LayerNorm: a shift operand follows (after the weight if any).
   bool transposeA = false;    ///< Matmul: use the transpose of the last two dims of A.
   bool transposeB = false;    ///< Matmul: likewise for B.
-  int64_t checkId = 0;        ///< Check: the site (message, location) registered by tg::check.
+  int64_t checkId = 0;        ///< Check: the site (message, location) registered by tg::check;
+                              ///< Gather, Dynamic*: the site an out-of-range index fails.
 };
 
 /// Appends every field of `attrs` to `key`, unambiguously (the graph caches' keys).
@@ -121,6 +126,12 @@ bool isBinaryElementwise(OpKind kind);
 /// Unary, binary, clamp, compare, select and cast: one output element from one element of each
 /// input.
 bool isElementwise(OpKind kind);
+/// Concat, gather, dynamic_slice, dynamic_update_slice: elementwise over their result, but each
+/// element reads its operands from memory at an index it computes (not the element's own).
+bool isIndexedRead(OpKind kind);
+/// Gather, dynamic_slice, dynamic_update_slice: an index read from a tensor at run time, checked
+/// (an index out of range fails check site `checkId` and is clamped: never read out of bounds).
+bool isDeviceIndexed(OpKind kind);
 /// reduce_sum/max/mean/min/prod and argmax/argmin.
 bool isReduction(OpKind kind);
 /// argmax/argmin: the i32 index of the extreme along their one axis.

@@ -38,6 +38,10 @@ int32_t binaryInt(graph::OpKind kind, int32_t a, int32_t b);
 // Families, one file each.
 HostTensor evaluateElementwise(graph::OpKind kind, const graph::OpAttrs& attrs,
                                std::span<const HostTensor> operands);
+/// Gather, dynamic_slice, dynamic_update_slice: an index out of range fails the op's check site
+/// (tg::CheckSites) and is clamped into range.
+HostTensor evaluateIndexed(graph::OpKind kind, const graph::OpAttrs& attrs,
+                           std::span<const HostTensor> operands);
 HostTensor evaluateLayout(graph::OpKind kind, const graph::OpAttrs& attrs, const HostTensor& x);
 HostTensor evaluateReduction(graph::OpKind kind, const graph::OpAttrs& attrs,
                              const HostTensor& x);

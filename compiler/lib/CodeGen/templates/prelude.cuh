@@ -127,6 +127,9 @@ __device__ __forceinline__ int tg_ineg(int a) { return (int)(0u - (unsigned)a); 
 __device__ __forceinline__ int tg_iabs(int a) { return a < 0 ? tg_ineg(a) : a; }
 __device__ __forceinline__ int tg_isign(int x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
 __device__ __forceinline__ int tg_iclamp(int x, int lo, int hi) { return tg_imin(tg_imax(x, lo), hi); }
+// An index read from a tensor was out of range: check site `id` fails (the first failure stays
+// in the flag; the host raises it at its next sync point). The caller clamps the index.
+__device__ __forceinline__ void tg_index_failed(int* flag, int id) { atomicCAS(flag, 0, id); }
 __device__ __forceinline__ int tg_idiv(int a, int b) {
   return b == 0 ? 0 : (b == -1 ? tg_ineg(a) : a / b);  // x / 0 = 0, INT_MIN / -1 = INT_MIN
 }

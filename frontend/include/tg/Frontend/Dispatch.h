@@ -51,6 +51,9 @@ Tensor broadcastTo(const Tensor& t, const Shape& shape, std::string_view op, con
 /// dtype (1.5 as i32, say).
 Tensor scalarLike(const Tensor& like, double value, std::string_view op, const Loc& loc);
 
+/// `axis` of `x` made non-negative; throws tg::Error "op: axis ... is out of range" at `loc`.
+int64_t axisOf(const Tensor& x, int64_t axis, std::string_view op, const Loc& loc);
+
 /// Normalises possibly negative axes of a rank-`rank` tensor; sorted, checked for repeats.
 std::vector<int64_t> normalizeAxes(std::vector<int64_t> axes, int64_t rank, std::string_view op,
                                    const Loc& loc);

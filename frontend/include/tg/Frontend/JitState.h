@@ -55,6 +55,8 @@ struct SegmentedResult {
 
 struct JitState {
   JitOptions options;
+  /// options.donate sorted, without repeats (checked against each call's arity).
+  std::vector<int> donated;
   SourceLoc definedAt;
   std::string name;
   std::vector<std::unique_ptr<Entry>> entries;

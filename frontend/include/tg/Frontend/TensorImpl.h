@@ -12,6 +12,8 @@
 #include "tg/tg.h"
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 namespace tg::detail {
 
@@ -28,8 +30,15 @@ struct TensorImpl {
   std::shared_ptr<Tracer> tracer;
   int value = -1;
 
+  /// Set when the tensor was donated to a jit call (JitOptions::donate): what to tell a user
+  /// who reads it afterwards. Its data is gone (the call may have reused the memory).
+  std::string donatedTo;
+
   bool symbolic() const { return tracer != nullptr; }
 };
+
+/// Throws tg::Error "what: the tensor was donated to ..." at `loc` if `t` was donated.
+void checkNotDonated(const Tensor& t, std::string_view what, const SourceLoc& loc);
 
 /// Wraps host data as a concrete CPU tensor.
 Tensor wrapHost(ref::HostTensor host);

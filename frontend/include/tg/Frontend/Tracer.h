@@ -45,6 +45,9 @@ struct Trace {
   size_t numArgs = 0;           ///< Inputs [0, numArgs) are the call's arguments ...
   std::vector<Tensor> captures; ///< ... and the rest are these captured tensors, in order,
   std::vector<CaptureSource> captureSources;  ///< read through these variables.
+  /// Arguments whose memory the program may reuse for its results (JitOptions::donate; the
+  /// first segment only: later ones have no arguments). Ascending.
+  std::vector<int> donated;
 };
 
 /// A string that is equal for two traces exactly when they describe the same computation:
@@ -111,6 +114,8 @@ class Tracer {
   /// the lambda assigned, say), so the capture it leads to is not `direct`: a rebinding of its
   /// variable then runs the lambda again, which reads the kept copy.
   void setOutputs(const std::vector<Tensor>& outputs);
+  /// The arguments the program may reuse the memory of (Trace::donated).
+  void setDonated(std::vector<int> donated) { trace_.donated = std::move(donated); }
 
   /// Stops recording; symbolic tensors of this trace are invalid from now on.
   void finish() { active_ = false; }

@@ -92,6 +92,11 @@ struct Plan {
   std::vector<DType> outputDTypes;
   std::vector<Shape> outputShapes;
   size_t arenaBytes = 0;
+  /// What became of each dynamic_update_slice: in place (whose memory) or a copy (why).
+  std::vector<std::string> updates;
+  /// Inputs the program writes in place (donated arguments a dynamic_update_slice updates):
+  /// their buffers become results. The caller must pass buffers no other tensor shares.
+  std::vector<int> writtenInputs;
 
   /// A readable listing: kernels, buffers, launches (tgc dump --stage=plan).
   std::string str() const;

@@ -1,0 +1,80 @@
+//===- EmitUpdate.cpp - CUDA C++ for a dynamic_update_slice in place ------===//
+//
+// tg-assign-buffers gave the result its input's buffer (kInPlaceAttr): the kernel writes the
+// update's elements at the start the start tensor holds (checked and clamped like every index
+// read on the device) and never reads or writes the rest. The input pointer (in0) aliases the
+// result (out0), so neither is declared __restrict__, and in0 is not read.
+//
+//===----------------------------------------------------------------------===//
+#include "IndexedRead.h"
+#include "ScalarMath.h"
+
+#include <sstream>
+
+using namespace mlir;
+
+namespace tg::codegen {
+
+FailureOr<KernelEmission> emitInPlaceUpdate(ir::FusionOp fusion, const std::string& name,
+                                            const CodeGenOptions& options) {
+  ir::DynamicUpdateSliceOp update;
+  fusion.getBody().walk([&](ir::DynamicUpdateSliceOp u) { update = u; });
+  auto input = update ? dyn_cast<BlockArgument>(update.getInput()) : BlockArgument();
+  if (!input || input.getArgNumber() != 0 || fusion.getNumResults() != 1)
+    return fusion.emitOpError("an in-place update kernel holds one dynamic_update_slice of its input 0");
+  auto xType = cast<RankedTensorType>(update.getInput().getType());
+  auto uType = cast<RankedTensorType>(update.getUpdate().getType());
+  const Shape xShape(xType.getShape().begin(), xType.getShape().end());
+  const Shape uShape(uType.getShape().begin(), uType.getShape().end());
+  const auto axis = static_cast<size_t>(update.getAxis());
+  const int64_t numel = uType.getNumElements();
+  std::string sfx;
+  const std::string index = indexType(xType.getNumElements() + 64, sfx);
+  const DType dt = dtypeOfValue(update.getResult());
+
+  std::ostringstream os;
+  os << "struct TgBody {\n  typedef " << index << " Index;\n";
+  os << "  static constexpr Index kNumel = " << numel << sfx << ";\n";
+  Block& body = fusion.getBody().front();
+  for (unsigned i = 0; i < body.getNumArguments(); ++i)
+    os << "  const " << storageType(dtypeOfValue(body.getArgument(i))) << (i == 0 ? "* in" : "* __restrict__ in")
+       << i << ";\n";
+  os << "  " << storageType(dt) << "* out0;\n  int* flag;\n";
+  os << "  __device__ __forceinline__ void one(Index j) const {\n";
+  // The start, checked.
+  DimIndices startDims;
+  auto sType = cast<RankedTensorType>(update.getStart().getType());
+  startDims.shape = Shape(sType.getShape().begin(), sType.getShape().end());
+  startDims.dims.assign(startDims.shape.size(), IndexExpr::constant(0));
+  FailureOr<std::string> start = readInput(update.getStart(), startDims, sfx);
+  if (failed(start)) return update.emitOpError("reads a start the fuser did not put in memory");
+  const int64_t bound = xShape[axis] - uShape[axis];
+  os << "    int s = " << *start << ";\n"
+     << "    if (s < 0 || s > " << bound << ") {\n"
+     << "      tg_index_failed(flag, " << update.getCheck() << ");\n"
+     << "      s = s < 0 ? 0 : " << bound << ";\n    }\n"
+     << "    const Index start = (Index)s;\n";
+  // Element j of the update, written at its place in the result.
+  const DimIndices at = delinearize(IndexExpr::var("j", numel), uShape);
+  DimIndices target;
+  target.shape = xShape;
+  for (size_t d = 0; d < xShape.size(); ++d)
+    target.dims.push_back(d == axis ? at.dims[d] + IndexExpr::var("start", bound + 1)
+                                    : at.dims[d] + IndexExpr::constant(update.getOffsets()[d]));
+  FailureOr<std::string> value = readInput(update.getUpdate(), at, sfx, /*raw=*/true);
+  if (failed(value)) return update.emitOpError("reads an update the fuser did not put in memory");
+  os << "    out0[" << linearize(target).str(sfx) << "] = " << *value << ";\n  }\n};\n";
+
+  KernelEmission e;
+  e.writesCheckFlag = true;
+  e.kernel.name = name;
+  e.kernel.summary = "dynamic_update_slice in place: " + std::to_string(numel) + " of " +
+                     std::to_string(xType.getNumElements()) + " element(s) written";
+  e.kernel.source = kernelHeader(name, e.kernel.summary) + os.str() + updateTemplate();
+  const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((numel + 255) / 256, int64_t(options.smCount) * 8));
+  if (failed(setGrid(e, fusion, blocks))) return failure();
+  e.dims.block[0] = 256;
+  return e;
+}
+
+}  // namespace tg::codegen

@@ -1,0 +1,28 @@
+//===- IndexedRead.h - Elements read at indices the kernel computes (internal) ===//
+#pragma once
+
+#include "IndexExpr.h"
+#include "KernelEmission.h"
+
+#include <ostream>
+#include <string>
+
+namespace tg::codegen {
+
+/// The C expression of `operand` (a fusion block argument read through its layout chain, or a
+/// splat) at `dims`, its indices over the operand's shape: converted to the compute type, or,
+/// with `raw`, in its storage type. Fails when the operand is neither.
+mlir::FailureOr<std::string> readInput(mlir::Value operand, const DimIndices& dims, const std::string& sfx,
+                                       bool raw = false);
+
+/// Element `i` of an op that reads at computed indices (isIndexedRead: concat, gather,
+/// dynamic_slice, dynamic_update_slice) as a local it declares in `os`; returns its name.
+/// Gather and the dynamic ops use `flag` (see writesCheckFlag).
+mlir::FailureOr<std::string> indexedElement(mlir::Operation* op, const IndexExpr& i, const std::string& sfx,
+                                            int& counter, std::ostream& os);
+
+/// Whether a kernel of `fusion` checks indices read from tensors: its TgBody then ends with
+/// `int* flag`, and its launch passes the plan's check flag after the results.
+bool writesCheckFlag(ir::FusionOp fusion);
+
+}  // namespace tg::codegen

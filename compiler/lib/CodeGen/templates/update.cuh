@@ -1,0 +1,10 @@
+// ---- in-place update skeleton (compiler/lib/CodeGen/templates/update.cuh) ----
+// The emitter defines TG_NAME and `struct TgBody`: kNumel (the update's elements) and one(j),
+// which writes element j of the update into the result (the input's own buffer) at the
+// position the start tensor gives. Grid-stride over the update only: the rest of the input
+// stays where it is.
+extern "C" __global__ void __launch_bounds__(256) TG_NAME(const TgBody body) {
+  typedef TgBody::Index Index;
+  const Index stride = (Index)gridDim.x * 256;
+  for (Index j = (Index)blockIdx.x * 256 + threadIdx.x; j < TgBody::kNumel; j += stride) body.one(j);
+}
