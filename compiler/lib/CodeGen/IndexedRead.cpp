@@ -68,6 +68,16 @@ FailureOr<std::string> operandAt(Operation* op, Value operand, const DimIndices&
   return v;
 }
 
+/// Declares a local holding `operand` (of `op`'s result type) at `dims`; returns its name.
+FailureOr<std::string> declareRead(Operation* op, Value operand, const DimIndices& dims, const std::string& sfx,
+                                   int& counter, std::ostream& os) {
+  FailureOr<std::string> value = operandAt(op, operand, dims, sfx);
+  if (failed(value)) return failure();
+  const std::string n = numbered("v", counter++);
+  os << "    const " << computeType(dtypeOfValue(op->getResult(0))) << " " << n << " = " << *value << ";\n";
+  return n;
+}
+
 FailureOr<std::string> concatElement(ir::ConcatOp concat, const DimIndices& at, const std::string& sfx,
                                      int& counter, std::ostream& os) {
   const auto axis = static_cast<size_t>(concat.getAxis());
@@ -114,11 +124,7 @@ FailureOr<std::string> gatherElement(ir::GatherOp gather, const DimIndices& at, 
   xDims.dims.assign(at.dims.begin(), at.dims.begin() + axis);
   xDims.dims.push_back(IndexExpr::var(q, xShape[axis]));
   xDims.dims.insert(xDims.dims.end(), at.dims.begin() + axis + indexShape.size(), at.dims.end());
-  FailureOr<std::string> value = operandAt(gather, gather.getInput(), xDims, sfx);
-  if (failed(value)) return failure();
-  const std::string n = numbered("v", counter++);
-  os << "    const " << computeType(dtypeOfValue(gather.getResult())) << " " << n << " = " << *value << ";\n";
-  return n;
+  return declareRead(gather, gather.getInput(), xDims, sfx, counter, os);
 }
 
 FailureOr<std::string> dynamicSliceElement(ir::DynamicSliceOp slice, const DimIndices& at, const std::string& sfx,
@@ -134,11 +140,7 @@ FailureOr<std::string> dynamicSliceElement(ir::DynamicSliceOp slice, const DimIn
   xDims.shape = xShape;
   xDims.dims = at.dims;
   xDims.dims[axis] = IndexExpr::var(q, xShape[axis]);
-  FailureOr<std::string> value = operandAt(slice, slice.getInput(), xDims, sfx);
-  if (failed(value)) return failure();
-  const std::string n = numbered("v", counter++);
-  os << "    const " << computeType(dtypeOfValue(slice.getResult())) << " " << n << " = " << *value << ";\n";
-  return n;
+  return declareRead(slice, slice.getInput(), xDims, sfx, counter, os);
 }
 
 FailureOr<std::string> updateElement(ir::DynamicUpdateSliceOp update, const DimIndices& at, const std::string& sfx,
