@@ -5,7 +5,7 @@
 #       On the build machine (no GPU needed): builds the static binaries and stages them,
 #       stripped, with the Python benchmark scripts, into .gpu/ (git-ignored; about 50-65 MB).
 #   scripts/gpu-run.sh remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke]
-#                             [torch] [demo] [sweep] [rowsweep] [versus] [fuzz]
+#                             [torch] [demo] [decoder] [sweep] [rowsweep] [versus] [fuzz]
 #                             (default: tests sass bench runtime gemm torch demo)
 #       On the GPU machine, in a checkout holding that .gpu/ (it needs the NVIDIA driver; the
 #       sanitize and sass stages the CUDA toolkit's compute-sanitizer and cuobjdump, torch and
@@ -22,7 +22,7 @@ prepare() {
   "$root/scripts/build.sh"
   local build="${TG_BUILD_DIR:-$root/build}"
   rm -rf "$stage" && mkdir -p "$stage"
-  for bin in tests/gpu/tg_gpu_tests tests/random/tg_random_programs benchmarks/tg_bench benchmarks/tg_bench_runtime tools/tgc examples/mlp_block examples/graph_break; do
+  for bin in tests/gpu/tg_gpu_tests tests/random/tg_random_programs benchmarks/tg_bench benchmarks/tg_bench_runtime tools/tgc examples/mlp_block examples/graph_break examples/llama_decoder; do
     cp "$build/$bin" "$stage/"
   done
   # Built only where the toolkit has cuBLAS. It links libcublas dynamically; cuBLAS itself
@@ -32,6 +32,7 @@ prepare() {
   # Google Benchmark is a shared library on Debian; the GPU machine has none.
   cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian "$stage/" 2>/dev/null || true
   cp "$root/benchmarks/compare_torch.py" "$root/benchmarks/report.py" "$stage/"
+  if [[ -f "$root/benchmarks/decoder_torch.py" ]]; then cp "$root/benchmarks/decoder_torch.py" "$stage/"; fi
   du -sh "$stage"
 }
 
@@ -232,6 +233,23 @@ PY
     summary+="fuzz: exit $rc | $(grep -E '^random programs:' "$logs/fuzz.log" || tail -1 "$logs/fuzz.stderr.log")\n"
     summary+="fuzz: $(grep -E '^  [0-9.]+ ms per program|^  simulated miscompiles' "$logs/fuzz.log" | tr -s ' ' | tr '\n' ';')\n"
   fi
+  if [[ " $what " == *" decoder "* ]]; then
+    # The Llama-style decoder (examples/llama_decoder.cpp, big configuration) with a cold kernel
+    # cache, then again warm; with PyTorch there, the same model in eager and torch.compile
+    # (benchmarks/decoder_torch.py) on the weights the first run saved.
+    local dcache dsave
+    dcache="$(mktemp -d)" dsave="$(mktemp -d)"
+    TG_CACHE_DIR="$dcache" ./llama_decoder --save "$dsave" > "$logs/decoder.log" 2>&1
+    summary+="decoder (cold cache): exit $? | $(grep -E '^jit on|^decode' "$logs/decoder.log" | tr '\n' ' ')\n"
+    TG_CACHE_DIR="$dcache" ./llama_decoder > "$logs/decoder_warm.log" 2>&1
+    summary+="decoder (warm cache): exit $? | $(grep -E '^jit on|^tokens' "$logs/decoder_warm.log" | tr '\n' ' ' | cut -c1-400)\n"
+    if [[ -f decoder_torch.py ]]; then
+      PYTHONUNBUFFERED=1 python3 decoder_torch.py --dir "$dsave" --out "$out/decoder_torch.json" \
+        > "$logs/decoder_torch.log" 2>&1
+      summary+="decoder_torch: exit $? | $(tail -12 "$logs/decoder_torch.log" | tr '\n' ' ')\n"
+    fi
+    rm -rf "$dcache" "$dsave"
+  fi
   if [[ " $what " == *" torch "* ]]; then
     # TG_TORCH_CASES (compare_torch.py's --cases, e.g. "mlp,gemm") limits the cases.
     PYTHONUNBUFFERED=1 python3 compare_torch.py --out "$out/torch.json" \
@@ -256,5 +274,5 @@ PY
 case "${1:-}" in
   prepare) prepare ;;
   remote) shift; remote "$@" ;;
-  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [sweep] [rowsweep] [versus] [fuzz]"; exit 2 ;;
+  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [decoder] [sweep] [rowsweep] [versus] [fuzz]"; exit 2 ;;
 esac

@@ -1,0 +1,355 @@
+//===- llama_decoder.cpp - A Llama-style decoder that generates on the device ===//
+//
+// Written only with tg's public API: token embedding (gather), RMSNorm, rotary position
+// embedding (sin/cos of positions from iota), grouped-query attention (more query heads than
+// key/value heads) over a static-size KV cache with a causal mask computed from the device-side
+// position, a SwiGLU MLP, a final norm, the output projection and greedy argmax on the device.
+//
+// One function does both prefill (T prompt tokens) and decode (T = 1): it takes the tokens,
+// the position (an i32 scalar on the device), and the two caches, which it donates
+// (JitOptions::donate), so each layer writes its keys and values in place at the position.
+// It returns the next token (still on the device, fed to the next step), the next position
+// and the caches. Decode steps are replays of one compiled function (a CUDA graph) with no
+// host synchronisation; the tokens are read back at the end.
+//
+//   llama_decoder                 the big configuration on CUDA (the small one without a GPU)
+//   llama_decoder --small         the small configuration; on the CPU it also runs every step
+//                                 eagerly (the reference kernels, op by op) and checks that
+//                                 the jit chose the same tokens
+//   llama_decoder --prompt N --generate M   other lengths
+//   llama_decoder --save DIR      also writes the weights (.f32 files) and manifest.json (the
+//                                 configuration, prompt, tokens and prefill logits) for
+//                                 benchmarks/decoder_torch.py
+//
+// Weights are random from fixed seeds (counter-based: the same values on every device).
+//
+//===----------------------------------------------------------------------===//
+#include <tg/tg.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using tg::DType;
+using tg::Tensor;
+
+struct Config {
+  int64_t layers, dim, heads, kvHeads, ffn, vocab, prompt, generate;
+  double ropeTheta = 10000.0, eps = 1e-5;
+  int64_t headDim() const { return dim / heads; }
+  int64_t maxSeq() const { return prompt + generate; }
+};
+
+const Config kBig{12, 2048, 16, 4, 5632, 32000, 512, 128};
+const Config kSmall{2, 64, 4, 2, 128, 256, 8, 8};
+
+struct Layer {
+  Tensor attnNorm, wqkv, wo, mlpNorm, wGateUp, wDown;
+};
+
+struct Model {
+  Config c;
+  Tensor embed, finalNorm, lmHead;
+  std::vector<Layer> layers;
+  int64_t weightBytes = 0;  ///< read per decode step (everything but the embedding table)
+};
+
+/// randn scaled by 1/sqrt(fanIn), in bf16.
+Tensor weight(tg::Shape shape, uint64_t seed, tg::Device device) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(shape.back()));
+  return tg::cast(tg::randn(shape, DType::F32, seed, device) * scale, DType::BF16);
+}
+
+Tensor normWeight(int64_t dim, uint64_t seed, tg::Device device) {
+  return tg::cast(tg::randn({dim}, DType::F32, seed, device) * 0.1 + 1.0, DType::BF16);
+}
+
+Model makeModel(const Config& c, tg::Device device) {
+  Model m{c, {}, {}, {}, {}, 0};
+  const int64_t qkv = (c.heads + 2 * c.kvHeads) * c.headDim();
+  m.embed = weight({c.vocab, c.dim}, 1, device);
+  m.finalNorm = normWeight(c.dim, 2, device);
+  m.lmHead = weight({c.vocab, c.dim}, 3, device);
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const uint64_t s = 100 + 10 * static_cast<uint64_t>(l);
+    m.layers.push_back({normWeight(c.dim, s, device), weight({qkv, c.dim}, s + 1, device),
+                        weight({c.dim, c.heads * c.headDim()}, s + 2, device), normWeight(c.dim, s + 3, device),
+                        weight({2 * c.ffn, c.dim}, s + 4, device), weight({c.dim, c.ffn}, s + 5, device)});
+  }
+  auto bytes = [](const Tensor& t) { return t.numel() * 2; };
+  m.weightBytes = bytes(m.finalNorm) + bytes(m.lmHead);
+  for (const Layer& l : m.layers)
+    m.weightBytes += bytes(l.attnNorm) + bytes(l.wqkv) + bytes(l.wo) + bytes(l.mlpNorm) + bytes(l.wGateUp) + bytes(l.wDown);
+  return m;
+}
+
+/// x * rsqrt(mean(x^2) + eps) * w over the last dim, in f32; the result in bf16.
+Tensor rmsNorm(const Tensor& x, const Tensor& w, double eps) {
+  Tensor xf = tg::cast(x, DType::F32);
+  Tensor scale = tg::rsqrt(tg::mean(xf * xf, {-1}, true) + eps);
+  return tg::cast(xf * scale * tg::cast(w, DType::F32), DType::BF16);
+}
+
+/// Rotary embedding of x [heads, T, headDim] (rotate-half form) with cos/sin [T, headDim / 2].
+Tensor rope(const Tensor& x, const Tensor& cos, const Tensor& sin) {
+  const int64_t half = x.shape().back() / 2;
+  Tensor xf = tg::cast(x, DType::F32);
+  Tensor x1 = tg::slice(xf, -1, 0, half), x2 = tg::slice(xf, -1, half);
+  Tensor c = tg::concat({cos, cos}, -1), s = tg::concat({sin, sin}, -1);
+  return tg::cast(xf * c + tg::concat({-x2, x1}, -1) * s, DType::BF16);
+}
+
+/// One forward pass over `tokens` [T] at position `pos` ([] i32): the next token [1] (argmax of
+/// the last position's logits), pos + T, the caches [layers, kvHeads, maxSeq, headDim] with
+/// this pass's keys and values written at positions pos .. pos + T - 1, and the last
+/// position's logits [1, vocab] (bf16).
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> forward(const Model& m, const Tensor& tokens, const Tensor& pos,
+                                                   Tensor kc, Tensor vc) {
+  const Config& c = m.c;
+  const int64_t T = tokens.shape()[0], hd = c.headDim(), S = c.maxSeq(), group = c.heads / c.kvHeads;
+  const tg::Device dev = tokens.device();
+  Tensor x = tg::embedding(m.embed, tokens);  // [T, dim]
+  // Positions pos + t, and the rotary angles (pos + t) * theta^(-2i / hd).
+  Tensor positions = tg::iota({T}, 0, DType::I32, dev) + pos;
+  Tensor invFreq = tg::exp2(tg::arange(hd / 2, DType::F32, dev) * (-2.0 * std::log2(c.ropeTheta) / hd));
+  Tensor angles = tg::reshape(tg::cast(positions, DType::F32), {T, 1}) * invFreq;
+  Tensor cos = tg::cos(angles), sin = tg::sin(angles);
+  // Causal mask over the cache: key position s is visible to query (g, t) when s <= pos + t.
+  Tensor queryPos = tg::reshape(tg::iota({group, T}, 1, DType::I32, dev), {1, group * T, 1}) + pos;
+  Tensor visible = tg::le(tg::iota({1, 1, S}, 2, DType::I32, dev), queryPos);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const Layer& w = m.layers[static_cast<size_t>(l)];
+    Tensor h = rmsNorm(x, w.attnNorm, c.eps);
+    std::vector<Tensor> qkv = tg::split(tg::matmul(h, tg::transpose(w.wqkv, 0, 1)),
+                                        {c.heads * hd, c.kvHeads * hd, c.kvHeads * hd}, -1);
+    Tensor q = rope(tg::transpose(tg::reshape(qkv[0], {T, c.heads, hd}), 0, 1), cos, sin);    // [H, T, hd]
+    Tensor k = rope(tg::transpose(tg::reshape(qkv[1], {T, c.kvHeads, hd}), 0, 1), cos, sin);  // [KV, T, hd]
+    Tensor v = tg::transpose(tg::reshape(qkv[2], {T, c.kvHeads, hd}), 0, 1);
+    kc = tg::dynamic_update_slice(kc, tg::reshape(k, {1, c.kvHeads, T, hd}), 2, pos, {l, 0, 0, 0});
+    vc = tg::dynamic_update_slice(vc, tg::reshape(v, {1, c.kvHeads, T, hd}), 2, pos, {l, 0, 0, 0});
+    Tensor keys = tg::reshape(tg::slice(kc, 0, l, l + 1), {c.kvHeads, S, hd});
+    Tensor values = tg::reshape(tg::slice(vc, 0, l, l + 1), {c.kvHeads, S, hd});
+    // Grouped-query attention: query head kv * group + g uses key/value head kv.
+    Tensor scores = tg::matmul(tg::reshape(q, {c.kvHeads, group * T, hd}), tg::transpose(keys, 1, 2));
+    scores = tg::where(visible, tg::cast(scores, DType::F32) * scale, -INFINITY);
+    Tensor p = tg::cast(tg::softmax(scores, -1), DType::BF16);
+    Tensor o = tg::reshape(tg::matmul(p, values), {c.heads, T, hd});
+    o = tg::reshape(tg::transpose(o, 0, 1), {T, c.heads * hd});
+    x = x + tg::matmul(o, tg::transpose(w.wo, 0, 1));
+    std::vector<Tensor> gateUp = tg::split(tg::matmul(rmsNorm(x, w.mlpNorm, c.eps), tg::transpose(w.wGateUp, 0, 1)),
+                                           {c.ffn, c.ffn}, -1);
+    Tensor act = tg::cast(tg::silu(tg::cast(gateUp[0], DType::F32)) * tg::cast(gateUp[1], DType::F32), DType::BF16);
+    x = x + tg::matmul(act, tg::transpose(w.wDown, 0, 1));
+  }
+  Tensor last = tg::slice(rmsNorm(x, m.finalNorm, c.eps), 0, T - 1);  // [1, dim]
+  Tensor logits = tg::matmul(last, tg::transpose(m.lmHead, 0, 1));     // [1, vocab]
+  Tensor next = tg::argmax(tg::reshape(logits, {c.vocab}), 0, true);   // [1] i32
+  return {next, pos + static_cast<int32_t>(T), kc, vc, logits};
+}
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The prompt: fixed pseudo-random token ids.
+std::vector<int32_t> promptTokens(const Config& c) {
+  std::vector<int32_t> ids(static_cast<size_t>(c.prompt));
+  uint64_t s = 12345;
+  for (int32_t& id : ids) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    id = static_cast<int32_t>((s >> 33) % static_cast<uint64_t>(c.vocab));
+  }
+  return ids;
+}
+
+struct Generated {
+  std::vector<int32_t> tokens;
+  std::vector<float> prefillLogits;
+};
+
+/// Prefill, then `generate - 1` decode steps.
+Generated generate(const Model& m, tg::Device device, bool useJit, bool print) {
+  const Config& c = m.c;
+  auto fn = [&m](const Tensor& tokens, const Tensor& pos, const Tensor& kc, const Tensor& vc) {
+    return forward(m, tokens, pos, kc, vc);
+  };
+  auto prefill = tg::jit(fn, {.name = "prefill", .donate = {2, 3}});
+  auto decode = tg::jit(fn, {.name = "decode", .donate = {2, 3}});
+  auto run = [&](auto& jitted, const Tensor& t, const Tensor& p, const Tensor& k, const Tensor& v) {
+    return useJit ? jitted(t, p, k, v) : fn(t, p, k, v);
+  };
+  const tg::Shape cacheShape{c.layers, c.kvHeads, c.maxSeq(), c.headDim()};
+  Tensor kc = tg::zeros(cacheShape, DType::BF16, device), vc = tg::zeros(cacheShape, DType::BF16, device);
+  Tensor prompt = tg::from_vector(promptTokens(c), {c.prompt}).to(device);
+  Tensor pos = tg::from_vector(std::vector<int32_t>{0}, {}).to(device);
+  tg::synchronize();
+
+  auto t0 = std::chrono::steady_clock::now();
+  auto [token, next, k1, v1, firstLogits] = run(prefill, prompt, pos, kc, vc);
+  tg::synchronize();
+  const double prefillFirst = msSince(t0);
+  std::vector<Tensor> tokens{token};
+  Tensor p = next, k = k1, v = v1, logits;
+  t0 = std::chrono::steady_clock::now();
+  std::tie(token, p, k, v, logits) = run(decode, token, p, k, v);  // the first step compiles
+  tokens.push_back(token);
+  tg::synchronize();
+  const double decodeFirst = msSince(t0);
+  t0 = std::chrono::steady_clock::now();
+  for (int64_t i = 2; i < c.generate; ++i) {
+    std::tie(token, p, k, v, logits) = run(decode, token, p, k, v);
+    tokens.push_back(token);
+  }
+  tg::synchronize();
+  const double decodeRest = msSince(t0);
+  Generated out;
+  for (const Tensor& t : tokens) out.tokens.push_back(t.to_vector<int32_t>()[0]);  // after the loop
+  out.prefillLogits = tg::cast(firstLogits, DType::F32).to_vector();
+  if (print) {
+    const int64_t steps = std::max<int64_t>(1, c.generate - 2);
+    std::printf("%s on %s: prefill of %lld tokens %.1f ms (first call, compile included); decode: "
+                "first step %.1f ms (compile included), then %.3f ms per token over %lld steps\n",
+                useJit ? "jit" : "eager", tg::device_name(device), static_cast<long long>(c.prompt), prefillFirst,
+                decodeFirst, decodeRest / static_cast<double>(steps), static_cast<long long>(steps));
+    if (useJit) {
+      tg::JitReport r = decode.report();
+      std::printf("decode: %llu call(s), %llu replay(s), %zu graph break(s), %zu sync point(s), %zu recompile(s)\n",
+                  static_cast<unsigned long long>(r.calls), static_cast<unsigned long long>(r.replays),
+                  r.breaks.size(), r.syncs.size(), r.recompiles.size());
+      if (!r.graphs.empty()) {
+        const tg::JitReport::Graph& g = r.graphs[0];
+        if (g.kernels == 0)
+          std::printf("decode graph: run by the CPU reference interpreter\n");
+        else
+          std::printf("decode graph: %zu kernels, %s (%llu launches)\n", g.kernels,
+                      g.cudaGraph ? "one CUDA graph" : ("kernel by kernel: " + g.noCudaGraphReason).c_str(),
+                      static_cast<unsigned long long>(g.cudaGraphLaunches));
+        for (const std::string& u : g.updates) std::printf("  %s\n", u.c_str());
+      }
+    }
+  }
+  return out;
+}
+
+/// Writes `t` as raw little-endian f32 to dir/name.f32 (bf16 widens exactly).
+void saveTensor(const std::string& dir, const std::string& name, const Tensor& t) {
+  std::vector<float> v = tg::cast(t, DType::F32).to_vector();
+  const std::string path = dir + "/" + name + ".f32";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f || std::fwrite(v.data(), sizeof(float), v.size(), f) != v.size() || std::fclose(f) != 0)
+    throw tg::Error("cannot write " + path);
+}
+
+/// The weights (one .f32 file each) and manifest.json (configuration, prompt, tg's tokens and
+/// prefill logits) for benchmarks/decoder_torch.py.
+void save(const std::string& dir, const Model& m, const Generated& g) {
+  const Config& c = m.c;
+  saveTensor(dir, "embed", m.embed);
+  saveTensor(dir, "final_norm", m.finalNorm);
+  saveTensor(dir, "lm_head", m.lmHead);
+  for (size_t l = 0; l < m.layers.size(); ++l) {
+    const Layer& w = m.layers[l];
+    const std::string p = "layer" + std::to_string(l) + ".";
+    saveTensor(dir, p + "attn_norm", w.attnNorm);
+    saveTensor(dir, p + "wqkv", w.wqkv);
+    saveTensor(dir, p + "wo", w.wo);
+    saveTensor(dir, p + "mlp_norm", w.mlpNorm);
+    saveTensor(dir, p + "w_gate_up", w.wGateUp);
+    saveTensor(dir, p + "w_down", w.wDown);
+  }
+  std::string j = "{\n";
+  auto num = [&](const char* k, double v, bool last = false) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.17g", v);
+    j += std::string("  \"") + k + "\": " + buf + (last ? "\n" : ",\n");
+  };
+  num("layers", double(c.layers));
+  num("dim", double(c.dim));
+  num("heads", double(c.heads));
+  num("kv_heads", double(c.kvHeads));
+  num("ffn", double(c.ffn));
+  num("vocab", double(c.vocab));
+  num("prompt_len", double(c.prompt));
+  num("generate", double(c.generate));
+  num("rope_theta", c.ropeTheta);
+  num("eps", c.eps);
+  num("weight_bytes", double(m.weightBytes));
+  auto list = [&](const char* k, const auto& v, bool last = false) {
+    j += std::string("  \"") + k + "\": [";
+    for (size_t i = 0; i < v.size(); ++i) {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%.9g", double(v[i]));
+      j += (i ? ", " : "") + std::string(buf);
+    }
+    j += last ? "]\n" : "],\n";
+  };
+  list("prompt", promptTokens(c));
+  list("tg_tokens", g.tokens);
+  list("tg_prefill_logits", g.prefillLogits, true);
+  j += "}\n";
+  const std::string path = dir + "/manifest.json";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f || std::fwrite(j.data(), 1, j.size(), f) != j.size() || std::fclose(f) != 0)
+    throw tg::Error("cannot write " + path);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool small = !tg::cuda_available();
+  std::string saveDir;
+  Config c = small ? kSmall : kBig;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--small")) {
+      small = true;
+      c = kSmall;
+    } else if (!std::strcmp(argv[i], "--prompt") && i + 1 < argc) {
+      c.prompt = std::atoll(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--generate") && i + 1 < argc) {
+      c.generate = std::atoll(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--save") && i + 1 < argc) {
+      saveDir = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: %s [--small] [--prompt N] [--generate M] [--save DIR]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (c.prompt < 1 || c.generate < 2) {
+    std::fprintf(stderr, "the prompt needs at least 1 token and the generation at least 2\n");
+    return 2;
+  }
+  try {
+    const tg::Device device = tg::default_device();
+    Model m = makeModel(c, device);
+    std::printf("decoder: %lld layers, dim %lld, %lld query / %lld key-value heads, ffn %lld, vocab %lld, "
+                "bf16; %.1f MB of weights read per token; cache of %lld positions\n",
+                static_cast<long long>(c.layers), static_cast<long long>(c.dim), static_cast<long long>(c.heads),
+                static_cast<long long>(c.kvHeads), static_cast<long long>(c.ffn), static_cast<long long>(c.vocab),
+                static_cast<double>(m.weightBytes) / 1e6, static_cast<long long>(c.maxSeq()));
+    Generated g = generate(m, device, /*useJit=*/true, /*print=*/true);
+    std::printf("tokens:");
+    for (int32_t id : g.tokens) std::printf(" %d", id);
+    std::printf("\n");
+    if (!saveDir.empty()) save(saveDir, m, g);
+    if (small && device == tg::Device::CPU) {
+      std::vector<int32_t> eager = generate(m, device, /*useJit=*/false, /*print=*/true).tokens;
+      if (eager != g.tokens) {
+        std::printf("MISMATCH: eager execution chose other tokens\n");
+        return 1;
+      }
+      std::printf("eager execution chose the same %zu tokens\n", g.tokens.size());
+    }
+  } catch (const tg::Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
