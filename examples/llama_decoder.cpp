@@ -232,7 +232,11 @@ Generated generate(const Model& m, tg::Device device, bool useJit, bool print) {
           std::printf("decode graph: %zu kernels, %s (%llu launches)\n", g.kernels,
                       g.cudaGraph ? "one CUDA graph" : ("kernel by kernel: " + g.noCudaGraphReason).c_str(),
                       static_cast<unsigned long long>(g.cudaGraphLaunches));
-        for (const std::string& u : g.updates) std::printf("  %s\n", u.c_str());
+        size_t inPlace = 0;
+        for (const std::string& u : g.updates) inPlace += u.find(": in place") != std::string::npos;
+        if (g.kernels > 0)
+          std::printf("decode graph: %zu cache update(s), %zu in place%s\n", g.updates.size(), inPlace,
+                      inPlace == g.updates.size() ? "" : " (the others copy: see report().str())");
       }
     }
   }
