@@ -224,6 +224,10 @@ Generated generate(const Model& m, tg::Device device, bool useJit, bool print) {
       std::printf("decode: %llu call(s), %llu replay(s), %zu graph break(s), %zu sync point(s), %zu recompile(s)\n",
                   static_cast<unsigned long long>(r.calls), static_cast<unsigned long long>(r.replays),
                   r.breaks.size(), r.syncs.size(), r.recompiles.size());
+      if (!r.graphs.empty())
+        std::printf("compile time (trace import, passes, kernels): prefill %.1f ms, decode %.1f ms\n",
+                    prefill.report().graphs.empty() ? 0.0 : prefill.report().graphs[0].compileMs,
+                    r.graphs[0].compileMs);
       if (!r.graphs.empty()) {
         const tg::JitReport::Graph& g = r.graphs[0];
         if (g.kernels == 0)

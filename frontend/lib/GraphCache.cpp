@@ -1,6 +1,8 @@
 //===- GraphCache.cpp - The graphs one jit function compiled --------------===//
 #include "tg/Frontend/GraphCache.h"
 
+#include <chrono>
+
 namespace tg::detail {
 
 CompiledGraph& GraphCache::get(const Trace& trace, Device device) {
@@ -13,7 +15,9 @@ CompiledGraph& GraphCache::get(const Trace& trace, Device device) {
   auto graph = std::make_unique<CompiledGraph>();
   const int index = static_cast<int>(graphs_.size());
   const std::string graphName = index == 0 ? name_ : name_ + "_g" + std::to_string(index);
+  const auto t0 = std::chrono::steady_clock::now();
   graph->program = compileTrace(trace, options_, device, graphName);  // may throw: no entry
+  graph->info.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   graph->info.index = index;
   for (const TraceNode& n : trace.nodes)
     if (n.kind != graph::OpKind::Input) ++graph->info.ops;

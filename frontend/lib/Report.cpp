@@ -52,7 +52,9 @@ std::string JitReport::str() const {
       os << g.kernels << " kernel(s)";
     else
       os << "CPU reference interpreter";
-    os << ", run " << g.runs << " time(s)\n";
+    char compiled[48];
+    std::snprintf(compiled, sizeof(compiled), "%.1f ms", g.compileMs);
+    os << ", compiled in " << compiled << ", run " << g.runs << " time(s)\n";
     for (size_t i = 0; i < g.captures.size(); ++i) {
       const Capture& c = g.captures[i];
       os << "      capture " << i << ": " << c.type << ", read at "

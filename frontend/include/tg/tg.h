@@ -414,6 +414,9 @@ struct JitReport {
     size_t ops = 0;      ///< ops in the traced graph
     size_t kernels = 0;  ///< kernels launched per run (0: the CPU reference interpreter runs it)
     uint64_t runs = 0;
+    /// Wall time of its compilation, in ms: import, passes, code generation and, on CUDA, the
+    /// kernels (read from the disk cache, or compiled by NVRTC in parallel) and their loading.
+    double compileMs = 0;
     /// Whether replays launch the kernels as one CUDA graph (a break-free function on CUDA,
     /// from its second call on, unless JitOptions::cuda_graphs is false).
     bool cudaGraph = false;

@@ -4,7 +4,11 @@
 #include "tg/Runtime/DiskCache.h"
 #include "tg/Runtime/Nvrtc.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
+#include <thread>
 
 namespace tg::rt {
 
@@ -80,30 +84,101 @@ KernelCache::Stats KernelCache::stats() const {
   return stats_;
 }
 
+void* KernelCache::findLocked(uint64_t hash, const std::string& full) {
+  auto it = entries_.find(hash);
+  if (it == entries_.end()) return nullptr;
+  for (const Entry& e : it->second)
+    if (e.key == full) return e.function;
+  return nullptr;
+}
+
+void* KernelCache::insertLocked(Gpu& gpu, uint64_t hash, std::string full, const std::string& cubin,
+                                const std::string& name) {
+  auto t0 = std::chrono::steady_clock::now();
+  Entry entry;
+  entry.key = std::move(full);
+  entry.module = gpu.load(cubin);
+  entry.function = entry.module->function(name);
+  stats_.loadMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  void* f = entry.function;
+  entries_[hash].push_back(std::move(entry));
+  return f;
+}
+
 void* KernelCache::function(Gpu& gpu, const KernelSource& kernel) {
   KernelKey key = kernelKey(kernel, gpu.info().arch(), gpu.info().driverVersion);
   std::string full = key.serialize();
   uint64_t h = key.hash();
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const Entry& e : entries_[h]) {
-    if (e.key == full) {
-      ++stats_.hits;
-      return e.function;
-    }
+  if (void* f = findLocked(h, full)) {
+    ++stats_.hits;
+    return f;
   }
   bool fromDisk = false;
   std::string cubin = cubinFor(disk_.get(), kernel, key, &fromDisk, &stats_.compileMs);
   ++(fromDisk ? stats_.diskHits : stats_.misses);
-  auto t0 = std::chrono::steady_clock::now();
-  Entry entry;
-  entry.key = std::move(full);
-  entry.module = gpu.load(cubin);
-  entry.function = entry.module->function(kernel.name);
-  stats_.loadMs +=
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  void* f = entry.function;
-  entries_[h].push_back(std::move(entry));
-  return f;
+  return insertLocked(gpu, h, std::move(full), cubin, kernel.name);
+}
+
+std::vector<void*> KernelCache::functions(Gpu& gpu, const std::vector<KernelSource>& kernels) {
+  struct Miss {
+    const KernelSource* kernel;
+    KernelKey key;
+    std::string full;
+    uint64_t hash;
+    std::string cubin;
+    bool fromDisk = false;
+    double compileMs = 0;
+    std::exception_ptr error;
+  };
+  std::vector<void*> out(kernels.size(), nullptr);
+  std::vector<Miss> misses;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      KernelKey key = kernelKey(kernels[i], gpu.info().arch(), gpu.info().driverVersion);
+      std::string full = key.serialize();
+      const uint64_t h = key.hash();
+      if ((out[i] = findLocked(h, full))) {
+        ++stats_.hits;
+        continue;
+      }
+      bool seen = false;  // the same kernel twice in one program: compiled once
+      for (const Miss& m : misses) seen = seen || m.full == full;
+      if (!seen) misses.push_back({&kernels[i], std::move(key), std::move(full), h, {}, false, 0, nullptr});
+    }
+  }
+  // Disk reads and NVRTC compilations, in parallel: each task owns its Miss.
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t m; (m = next.fetch_add(1)) < misses.size();) {
+      Miss& miss = misses[m];
+      try {
+        miss.cubin = cubinFor(disk_.get(), *miss.kernel, miss.key, &miss.fromDisk, &miss.compileMs);
+      } catch (...) {
+        miss.error = std::current_exception();
+      }
+    }
+  };
+  const size_t threads = std::min<size_t>(misses.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const Miss& m : misses)
+    if (m.error) std::rethrow_exception(m.error);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (Miss& m : misses) {
+    stats_.compileMs += m.compileMs;
+    ++(m.fromDisk ? stats_.diskHits : stats_.misses);
+    if (!findLocked(m.hash, m.full)) insertLocked(gpu, m.hash, m.full, m.cubin, m.kernel->name);
+  }
+  for (size_t i = 0; i < kernels.size(); ++i)
+    if (!out[i]) {
+      KernelKey key = kernelKey(kernels[i], gpu.info().arch(), gpu.info().driverVersion);
+      out[i] = findLocked(key.hash(), key.serialize());
+    }
+  return out;
 }
 
 }  // namespace tg::rt

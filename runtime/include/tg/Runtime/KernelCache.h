@@ -73,6 +73,10 @@ class KernelCache {
   /// The loaded entry point of `kernel` compiled for `gpu`. Compiles and loads on a miss;
   /// throws tg::Error (with NVRTC's log) when compilation fails.
   void* function(Gpu& gpu, const KernelSource& kernel);
+  /// function() of every kernel of a program, with the misses read from disk or compiled in
+  /// parallel (NVRTC is thread-safe; one thread per miss, at most the machine's cores), then
+  /// loaded in order. Throws the first failure's tg::Error after every compilation ended.
+  std::vector<void*> functions(Gpu& gpu, const std::vector<KernelSource>& kernels);
   Stats stats() const;
   /// The disk layer (null when there is no cache directory).
   DiskCache* disk();
@@ -85,6 +89,10 @@ class KernelCache {
     std::unique_ptr<Module> module;
     void* function = nullptr;
   };
+  /// The loaded function for `full` (a serialized key), or null. Call with mutex_ held.
+  void* findLocked(uint64_t hash, const std::string& full);
+  /// Loads `cubin` and records it under `full`. Call with mutex_ held.
+  void* insertLocked(Gpu& gpu, uint64_t hash, std::string full, const std::string& cubin, const std::string& name);
   mutable std::mutex mutex_;
   std::unordered_map<uint64_t, std::vector<Entry>> entries_;
   Stats stats_;
