@@ -268,8 +268,9 @@ void JitCore::call(std::span<const Tensor* const> args, std::span<Tensor> result
 }
 
 void JitCore::checkDonations(std::span<const Tensor* const> args, const Loc& site) const {
-  for (size_t j = 0; j < args.size(); ++j)  // one donated to an earlier call
-    checkNotDonated(*args[j], "jit '" + state_->name + "': argument " + std::to_string(j), SourceLoc::from(site));
+  for (size_t j = 0; j < args.size(); ++j)  // one donated to an earlier call (the message only then:
+    if (args[j]->defined() && !args[j]->impl().donatedTo.empty())  // the per-call path allocates nothing)
+      checkNotDonated(*args[j], "jit '" + state_->name + "': argument " + std::to_string(j), SourceLoc::from(site));
   for (int d : state_->donated) {
     if (d < 0 || static_cast<size_t>(d) >= args.size())
       throw Error("jit '" + state_->name + "': JitOptions::donate names argument " + std::to_string(d) +
