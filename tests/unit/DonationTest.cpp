@@ -107,19 +107,25 @@ tg::rt::Plan planOf(const std::string& ir) {
 TEST(Donation, InPlaceUpdatesCompileAndThePlanSaysWhatTheyWrite) {
   const std::string ir = R"(
 func.func @f(%cache: tensor<2x16x8xbf16> {tg.donated}, %k: tensor<2x1x8xbf16>, %pos: tensor<i32>,
-             %x: tensor<4x8xf32>, %row: tensor<1x8xf32>) -> (tensor<2x16x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>) {
+             %x: tensor<4x8xf32>, %row: tensor<1x8xf32>) -> (tensor<2x16x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x16xf32>) {
   %0 = tg.dynamic_update_slice %cache, %k, %pos axis = 1 offsets = [0, 0, 0] check = 1 : (tensor<2x16x8xbf16>, tensor<2x1x8xbf16>, tensor<i32>) -> tensor<2x16x8xbf16>
   %1 = tg.neg %x : tensor<4x8xf32>
   %2 = tg.dynamic_update_slice %1, %row, %pos axis = 0 offsets = [0, 0] check = 2 : (tensor<4x8xf32>, tensor<1x8xf32>, tensor<i32>) -> tensor<4x8xf32>
   %3 = tg.dynamic_update_slice %x, %row, %pos axis = 0 offsets = [0, 0] check = 3 : (tensor<4x8xf32>, tensor<1x8xf32>, tensor<i32>) -> tensor<4x8xf32>
-  return %0, %2, %3 : tensor<2x16x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>
+  %4 = tg.exp %x : tensor<4x8xf32>
+  %5 = tg.reshape %4 : tensor<4x8xf32> to tensor<2x16xf32>
+  %6 = tg.slice %row starts = [0, 0] limits = [1, 2] steps = [1, 1] : tensor<1x8xf32> to tensor<1x2xf32>
+  %7 = tg.dynamic_update_slice %5, %6, %pos axis = 1 offsets = [1, 0] check = 4 : (tensor<2x16xf32>, tensor<1x2xf32>, tensor<i32>) -> tensor<2x16xf32>
+  return %0, %2, %3, %7 : tensor<2x16x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x16xf32>
 })";
   tg::rt::Plan plan = planOf(ir);
   EXPECT_EQ(plan.writtenInputs, (std::vector<int>{0}));
-  ASSERT_EQ(plan.updates.size(), 3u);
+  ASSERT_EQ(plan.updates.size(), 4u);
   EXPECT_TRUE(contains(plan.updates[0], "in place, in the memory of argument 0 (donated)")) << plan.updates[0];
   EXPECT_TRUE(contains(plan.updates[1], "in place, in the memory of the result of the kernel")) << plan.updates[1];
   EXPECT_TRUE(contains(plan.updates[2], "copies its input, since its input is argument 3")) << plan.updates[2];
+  // Through a reshape (the same bytes): in place, in the exp's buffer.
+  EXPECT_TRUE(contains(plan.updates[3], "in place, in the memory of the result of the kernel")) << plan.updates[3];
   // Result 0 is argument 0's memory; result 1 the neg's output buffer.
   const tg::rt::PlanBuffer& r0 = plan.buffers[static_cast<size_t>(plan.outputs[0])];
   EXPECT_EQ(r0.kind, tg::rt::PlanBuffer::Kind::Alias);
@@ -130,7 +136,7 @@ func.func @f(%cache: tensor<2x16x8xbf16> {tg.donated}, %k: tensor<2x1x8xbf16>, %
     ++inPlaceKernels;
     EXPECT_FALSE(contains(k.source, "__restrict__ in0")) << k.source;  // in0 aliases out0
   }
-  EXPECT_EQ(inPlaceKernels, 2);
+  EXPECT_EQ(inPlaceKernels, 3);
   EXPECT_TRUE(contains(plan.kernels[0].summary, "16 of 256 element(s) written")) << plan.kernels[0].summary;
   std::string why;
   if (!tg::rt::nvrtcAvailable(&why)) GTEST_SKIP() << "NVRTC: " << why;

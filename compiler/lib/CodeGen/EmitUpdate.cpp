@@ -9,6 +9,8 @@
 #include "IndexedRead.h"
 #include "ScalarMath.h"
 
+#include "tg/Dialect/LayoutChain.h"
+
 #include <sstream>
 
 using namespace mlir;
@@ -19,8 +21,10 @@ FailureOr<KernelEmission> emitInPlaceUpdate(ir::FusionOp fusion, const std::stri
                                             const CodeGenOptions& options) {
   ir::DynamicUpdateSliceOp update;
   fusion.getBody().walk([&](ir::DynamicUpdateSliceOp u) { update = u; });
-  auto input = update ? dyn_cast<BlockArgument>(update.getInput()) : BlockArgument();
-  if (!input || input.getArgNumber() != 0 || fusion.getNumResults() != 1)
+  // Its input is kernel input 0, as is or reshaped (the same bytes in the same order).
+  const LayoutChain chain = update ? traceLayout(update.getInput()) : LayoutChain();
+  auto input = dyn_cast_or_null<BlockArgument>(chain.root);
+  if (!update || !chain.linear || !input || input.getArgNumber() != 0 || fusion.getNumResults() != 1)
     return fusion.emitOpError("an in-place update kernel holds one dynamic_update_slice of its input 0");
   auto xType = cast<RankedTensorType>(update.getInput().getType());
   auto uType = cast<RankedTensorType>(update.getUpdate().getType());

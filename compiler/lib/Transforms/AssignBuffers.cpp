@@ -154,8 +154,9 @@ void decideInPlace(func::FuncOp func, Block& block, const llvm::DenseMap<Operati
     Value input = fusion.getNumOperands() ? fusion.getOperand(0) : Value();
     Value storage = input ? root(input) : Value();
     std::string why;  // empty: in place
-    auto arg = dyn_cast<BlockArgument>(update.getInput());
-    if (!arg || arg.getArgNumber() != 0) {
+    const LayoutChain chain = traceLayout(update.getInput());  // reshapes keep the bytes in place
+    auto arg = dyn_cast<BlockArgument>(chain.root);
+    if (!chain.linear || !arg || arg.getArgNumber() != 0) {
       why = "its input is a constant or read through a layout (a broadcast, transpose or slice)";
     } else if (auto a = dyn_cast<BlockArgument>(storage)) {
       if (!func.getArgAttr(a.getArgNumber(), kDonatedAttr))
@@ -169,8 +170,11 @@ void decideInPlace(func::FuncOp func, Block& block, const llvm::DenseMap<Operati
       if (why.empty() && read && root(fusion.getOperand(read.getArgNumber())) == storage)
         why = "its update or start reads the input's memory";
     }
-    // Every reader of the input's current contents (the value and its reshapes) runs earlier.
-    SmallVector<Value> work{input};
+    // Every reader of the input's current contents runs earlier: the readers of the value that
+    // holds them (up the reshapes the input is read through) and of all its reshapes.
+    Value contents = input;
+    while (auto r = contents ? contents.getDefiningOp<ir::ReshapeOp>() : ir::ReshapeOp()) contents = r.getInput();
+    SmallVector<Value> work{contents};
     while (why.empty() && !work.empty()) {
       Value v = work.pop_back_val();
       for (Operation* user : v.getUsers()) {

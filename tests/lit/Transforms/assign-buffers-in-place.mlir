@@ -53,3 +53,19 @@ func.func @copies(%x: tensor<4x8xf32>, %row: tensor<1x8xf32>, %pos: tensor<i32>,
   %7 = tg.dynamic_update_slice %d, %6, %pos axis = 0 offsets = [0, 0] check = 4 : (tensor<4x8xf32>, tensor<1x8xf32>, tensor<i32>) -> tensor<4x8xf32>
   return %0, %2, %3, %4, %5, %7 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// The input is a reshape of a kernel's result that a later kernel reads directly: a copy.
+// CHECK-LABEL: func.func @sibling_reader
+// CHECK-NOT: tg.in_place
+// CHECK: return
+func.func @sibling_reader(%x: tensor<4x8xf32>, %row: tensor<1x32xf32>, %pos: tensor<i32>) -> (tensor<1x32xf32>, tensor<4x8xf32>) {
+  %0 = tg.neg %x : tensor<4x8xf32>
+  %1 = tg.reshape %0 : tensor<4x8xf32> to tensor<1x32xf32>
+  // expected-remark @+1 {{copies its input, since its input is read after it, by 'tg.fusion'}}
+  %2 = tg.dynamic_update_slice %1, %row, %pos axis = 0 offsets = [0, 0] check = 1 : (tensor<1x32xf32>, tensor<1x32xf32>, tensor<i32>) -> tensor<1x32xf32>
+  %3 = tg.reshape %2 : tensor<1x32xf32> to tensor<4x8xf32>
+  %4 = tg.add %0, %3 : tensor<4x8xf32>
+  return %2, %4 : tensor<1x32xf32>, tensor<4x8xf32>
+}
