@@ -241,6 +241,11 @@ Generated generate(const Model& m, tg::Device device, bool useJit, bool print) {
                     prefill.report().graphs.empty() ? 0.0 : prefill.report().graphs[0].compileMs,
                     r.graphs[0].compileMs);
       if (!r.graphs.empty()) {
+        std::printf("decode compile by step:");
+        for (const auto& [what, ms] : r.graphs[0].compileStagesMs) std::printf(" %s %.1f", what.c_str(), ms);
+        std::printf(" ms\n");
+      }
+      if (!r.graphs.empty()) {
         const tg::JitReport::Graph& g = r.graphs[0];
         if (g.kernels == 0)
           std::printf("decode graph: run by the CPU reference interpreter\n");

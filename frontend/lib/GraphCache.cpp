@@ -16,7 +16,7 @@ CompiledGraph& GraphCache::get(const Trace& trace, Device device) {
   const int index = static_cast<int>(graphs_.size());
   const std::string graphName = index == 0 ? name_ : name_ + "_g" + std::to_string(index);
   const auto t0 = std::chrono::steady_clock::now();
-  graph->program = compileTrace(trace, options_, device, graphName);  // may throw: no entry
+  graph->program = compileTrace(trace, options_, device, graphName, &graph->info.compileStagesMs);  // may throw
   graph->info.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   graph->info.index = index;
   for (const TraceNode& n : trace.nodes)

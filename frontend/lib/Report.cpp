@@ -55,6 +55,14 @@ std::string JitReport::str() const {
     char compiled[48];
     std::snprintf(compiled, sizeof(compiled), "%.1f ms", g.compileMs);
     os << ", compiled in " << compiled << ", run " << g.runs << " time(s)\n";
+    if (!g.compileStagesMs.empty()) {
+      os << "      compile:";
+      for (const auto& [what, ms] : g.compileStagesMs) {
+        std::snprintf(compiled, sizeof(compiled), " %.1f", ms);
+        os << " " << what << compiled;
+      }
+      os << " ms\n";
+    }
     for (size_t i = 0; i < g.captures.size(); ++i) {
       const Capture& c = g.captures[i];
       os << "      capture " << i << ": " << c.type << ", read at "

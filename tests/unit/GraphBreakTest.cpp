@@ -272,4 +272,27 @@ TEST(Report, PrintsGraphsBreaksAndRecompiles) {
   EXPECT_TRUE(contains(text, "graph 0:")) << text;
 }
 
+TEST(Report, SaysHowLongEachGraphTookToCompileByStep) {
+  auto f = tg::jit([](const Tensor& x) { return tg::exp(x) * 2.0f; }, {.name = "timed"});
+  (void)f(tg::rand({8}));
+  const tg::JitReport r = f.report();
+  ASSERT_EQ(r.graphs.size(), 1u);
+  const tg::JitReport::Graph& g = r.graphs[0];
+  EXPECT_GT(g.compileMs, 0.0);
+  // On the CPU: import, verify and the stages the reference target runs, in order.
+  ASSERT_GE(g.compileStagesMs.size(), 3u);
+  EXPECT_EQ(g.compileStagesMs[0].first, "import");
+  EXPECT_EQ(g.compileStagesMs[1].first, "verify");
+  EXPECT_EQ(g.compileStagesMs[2].first, "canonicalize");
+  double steps = 0;
+  for (const auto& [what, ms] : g.compileStagesMs) {
+    EXPECT_GE(ms, 0.0) << what;
+    steps += ms;
+  }
+  EXPECT_LE(steps, g.compileMs + 0.5);  // the steps are parts of the whole
+  const std::string text = r.str();
+  EXPECT_TRUE(contains(text, "compiled in ")) << text;
+  EXPECT_TRUE(contains(text, "compile: import ")) << text;
+}
+
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -64,16 +65,28 @@ rt::Plan compile(ModuleOp module, const PipelineOptions& options, Target target,
     return success();
   });
 
+  std::vector<std::pair<std::string, double>> times;  // since the previous mark
+  auto mark = std::chrono::steady_clock::now();
+  auto timed = [&](const std::string& what) {
+    const auto now = std::chrono::steady_clock::now();
+    times.emplace_back(what, std::chrono::duration<double, std::milli>(now - mark).count());
+    mark = now;
+  };
   if (failed(verify(module)))
     throw Error("the graph does not verify:\n" + errors, firstError);
   if (failed(ir::entryFunction(module)))
     throw Error("the module is not one tg function:\n" + errors, firstError);
+  timed("verify");
   int step = 0;
   if (sink) sink({"traced", std::to_string(step++) + "-traced.mlir", printModule(module)});
   FailureOr<rt::Plan> plan = compileToPlan(module, options, target, [&](const std::string& stage, ModuleOp m) {
+    timed(stage);
     if (sink) sink({stage, std::to_string(step++) + "-" + stage + ".mlir", printModule(m)});
+    mark = std::chrono::steady_clock::now();  // (dumps are not the stage's time)
   });
   if (failed(plan)) throw Error("compilation failed:\n" + errors, firstError);
+  if (target == Target::Cuda) timed("codegen");
+  plan->compileStagesMs = std::move(times);
   if (sink && target == Target::Cuda) {
     sink({"remarks", "remarks.txt", remarks.empty() ? "(every edge was fused)\n" : remarks});
     sink({"plan", "plan.txt", plan->str()});

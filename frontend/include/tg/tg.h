@@ -417,6 +417,9 @@ struct JitReport {
     /// Wall time of its compilation, in ms: import, passes, code generation and, on CUDA, the
     /// kernels (read from the disk cache, or compiled by NVRTC in parallel) and their loading.
     double compileMs = 0;
+    /// compileMs by step, in order: import (the trace to tg IR, and its text for ir()), verify,
+    /// each pipeline stage, codegen, and on CUDA kernels (disk cache or NVRTC, and loading).
+    std::vector<std::pair<std::string, double>> compileStagesMs;
     /// Whether replays launch the kernels as one CUDA graph (a break-free function on CUDA,
     /// from its second call on, unless JitOptions::cuda_graphs is false).
     bool cudaGraph = false;

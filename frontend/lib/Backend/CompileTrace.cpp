@@ -14,6 +14,7 @@
 #include "tg/Frontend/TraceImporter.h"
 #include "tg/Runtime/Gpu.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 
@@ -28,12 +29,27 @@ std::string importedIr(const Trace& trace, const std::string& name) {
   return compiler::printModule(*module);
 }
 
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point& mark) {
+  const auto now = std::chrono::steady_clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - mark).count();
+  mark = now;
+  return ms;
+}
+
+}  // namespace
+
 std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& options,
-                                      Device device, const std::string& name) {
+                                      Device device, const std::string& name,
+                                      std::vector<std::pair<std::string, double>>* stagesMs) {
   std::lock_guard<std::mutex> lock(compiler::compileMutex());
+  auto mark = std::chrono::steady_clock::now();
+  std::vector<std::pair<std::string, double>> times;
   MLIRContext& context = compiler::sharedContext();
   OwningOpRef<ModuleOp> module = importTrace(trace, context, name);
   std::string traced = compiler::printModule(*module);
+  times.emplace_back("import", msSince(mark));
   rt::Gpu* gpu = device == Device::CUDA ? rt::Gpu::get() : nullptr;
   if (device == Device::CUDA && !gpu)
     throw Error("jit: '" + name + "' runs on cuda but no CUDA device is available (" +
@@ -52,11 +68,20 @@ std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& opti
     OwningOpRef<ModuleOp> copy = module->clone();
     rt::Plan plan = compiler::compile(*copy, pipeline, compiler::Target::Cuda, sink,
                                       /*wantPtx=*/static_cast<bool>(sink));
-    if (device == Device::CUDA)
-      return makeGpuProgram(std::move(plan), *gpu, std::move(traced), options.cuda_graphs);
+    if (device == Device::CUDA) {
+      times.insert(times.end(), plan.compileStagesMs.begin(), plan.compileStagesMs.end());
+      msSince(mark);
+      std::unique_ptr<Program> program = makeGpuProgram(std::move(plan), *gpu, std::move(traced), options.cuda_graphs);
+      times.emplace_back("kernels", msSince(mark));
+      if (stagesMs) *stagesMs = std::move(times);
+      return program;
+    }
+    msSince(mark);  // (a CPU function's dump is not its compile time)
   }
   // CPU: the reference interpreter runs the canonicalized graph.
-  compiler::compile(*module, pipeline, compiler::Target::Reference);
+  rt::Plan none = compiler::compile(*module, pipeline, compiler::Target::Reference);
+  times.insert(times.end(), none.compileStagesMs.begin(), none.compileStagesMs.end());
+  if (stagesMs) *stagesMs = std::move(times);
   return makeInterpretedProgram(std::move(module), std::move(traced));
 }
 

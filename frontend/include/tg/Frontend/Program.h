@@ -64,7 +64,9 @@ std::string importedIr(const Trace& trace, const std::string& name);
 
 /// Imports `trace` into tg IR, runs the pipeline and returns a runnable program for `device`.
 /// Throws tg::Error on failure.
+/// `stagesMs`, when given, receives the wall time of each step (JitReport::Graph::compileStagesMs).
 std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& options,
-                                      Device device, const std::string& name);
+                                      Device device, const std::string& name,
+                                      std::vector<std::pair<std::string, double>>* stagesMs = nullptr);
 
 }  // namespace tg::detail

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tg::rt {
@@ -97,6 +98,9 @@ struct Plan {
   /// Inputs the program writes in place (donated arguments a dynamic_update_slice updates):
   /// their buffers become results. The caller must pass buffers no other tensor shares.
   std::vector<int> writtenInputs;
+  /// Wall time of each compile step that made the plan, in ms, in order (verify, each stage of
+  /// the pipeline, codegen): for reports of where compilation goes.
+  std::vector<std::pair<std::string, double>> compileStagesMs;
 
   /// A readable listing: kernels, buffers, launches (tgc dump --stage=plan).
   std::string str() const;
