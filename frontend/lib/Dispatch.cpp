@@ -30,7 +30,7 @@ int64_t axisOf(const Tensor& x, int64_t axis, std::string_view op, const Loc& lo
 
 static void checkUsable(const Tensor& t, std::string_view op, const Loc& loc, Tracer* tracer) {
   if (!t.defined()) fail(op, "operand is an undefined tensor (default-constructed)", loc);
-  if (!t.impl().donatedTo.empty()) checkNotDonated(t, op, SourceLoc::from(loc));  // (no strings otherwise)
+  checkNotDonated(t, op, loc);
   const TensorImpl& impl = t.impl();
   if (impl.symbolic() && (impl.tracer.get() != tracer || !impl.tracer->active()))
     fail(op,

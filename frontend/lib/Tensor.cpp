@@ -174,7 +174,7 @@ Tensor::operator bool() const {
 
 Tensor Tensor::to(Device device, Loc loc) const {
   if (!defined()) detail::fail("to", "the tensor is undefined (default-constructed)", loc);
-  if (!impl().donatedTo.empty()) detail::checkNotDonated(*this, "to", SourceLoc::from(loc));
+  detail::checkNotDonated(*this, "to", loc);
   if (device == this->device()) return *this;
   if (impl().symbolic())
     detail::fail("to", "cannot move a traced tensor between devices inside tg::jit", loc);

@@ -45,19 +45,10 @@ FailureOr<KernelEmission> emitInPlaceUpdate(ir::FusionOp fusion, const std::stri
        << i << ";\n";
   os << "  " << storageType(dt) << "* out0;\n  int* flag;\n";
   os << "  __device__ __forceinline__ void one(Index j) const {\n";
-  // The start, checked.
-  DimIndices startDims;
-  auto sType = cast<RankedTensorType>(update.getStart().getType());
-  startDims.shape = Shape(sType.getShape().begin(), sType.getShape().end());
-  startDims.dims.assign(startDims.shape.size(), IndexExpr::constant(0));
-  FailureOr<std::string> start = readInput(update.getStart(), startDims, sfx);
-  if (failed(start)) return update.emitOpError("reads a start the fuser did not put in memory");
   const int64_t bound = xShape[axis] - uShape[axis];
-  os << "    int s = " << *start << ";\n"
-     << "    if (s < 0 || s > " << bound << ") {\n"
-     << "      tg_index_failed(flag, " << update.getCheck() << ");\n"
-     << "      s = s < 0 ? 0 : " << bound << ";\n    }\n"
-     << "    const Index start = (Index)s;\n";
+  if (failed(checkedStart(update, update.getStart(), bound, static_cast<int64_t>(update.getCheck()), "s", sfx, os)))
+    return failure();
+  os << "    const Index start = (Index)s;\n";
   // Element j of the update, written at its place in the result.
   const DimIndices at = delinearize(IndexExpr::var("j", numel), uShape);
   DimIndices target;

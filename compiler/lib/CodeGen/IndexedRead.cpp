@@ -48,15 +48,6 @@ LogicalResult checkedIndex(Operation* op, Value index, const DimIndices& dims, i
   return success();
 }
 
-/// The indices of a one-element start tensor.
-DimIndices startDims(Value start) {
-  DimIndices d;
-  auto t = cast<RankedTensorType>(start.getType());
-  d.shape = Shape(t.getShape().begin(), t.getShape().end());
-  d.dims.assign(d.shape.size(), IndexExpr::constant(0));
-  return d;
-}
-
 Shape shapeOf(Value v) {
   auto t = cast<RankedTensorType>(v.getType());
   return Shape(t.getShape().begin(), t.getShape().end());
@@ -132,8 +123,8 @@ FailureOr<std::string> dynamicSliceElement(ir::DynamicSliceOp slice, const DimIn
   const auto axis = static_cast<size_t>(slice.getAxis());
   const Shape xShape = shapeOf(slice.getInput()), window = shapeOf(slice.getResult());
   const std::string s = numbered("s", counter++), q = numbered("q", counter++);
-  if (failed(checkedIndex(slice, slice.getStart(), startDims(slice.getStart()), xShape[axis] - window[axis],
-                          static_cast<int64_t>(slice.getCheck()), s, sfx, os)))
+  if (failed(checkedStart(slice, slice.getStart(), xShape[axis] - window[axis], static_cast<int64_t>(slice.getCheck()),
+                          s, sfx, os)))
     return failure();
   os << "    const Index " << q << " = " << at.dims[axis].str(sfx) << " + (Index)" << s << ";\n";
   DimIndices xDims;
@@ -148,7 +139,7 @@ FailureOr<std::string> updateElement(ir::DynamicUpdateSliceOp update, const DimI
   const auto axis = static_cast<size_t>(update.getAxis());
   const Shape xShape = shapeOf(update.getInput()), uShape = shapeOf(update.getUpdate());
   const std::string s = numbered("s", counter++);
-  if (failed(checkedIndex(update, update.getStart(), startDims(update.getStart()), xShape[axis] - uShape[axis],
+  if (failed(checkedStart(update, update.getStart(), xShape[axis] - uShape[axis],
                           static_cast<int64_t>(update.getCheck()), s, sfx, os)))
     return failure();
   // Inside the window: in every dim, the element's index minus the window's start (unsigned,
@@ -175,6 +166,15 @@ FailureOr<std::string> updateElement(ir::DynamicUpdateSliceOp update, const DimI
 }
 
 }  // namespace
+
+LogicalResult checkedStart(Operation* op, Value start, int64_t bound, int64_t id, const std::string& name,
+                           const std::string& sfx, std::ostream& os) {
+  DimIndices dims;  // the one element of the start tensor
+  auto t = cast<RankedTensorType>(start.getType());
+  dims.shape = Shape(t.getShape().begin(), t.getShape().end());
+  dims.dims.assign(dims.shape.size(), IndexExpr::constant(0));
+  return checkedIndex(op, start, dims, bound, id, name, sfx, os);
+}
 
 FailureOr<std::string> indexedElement(Operation* op, const IndexExpr& i, const std::string& sfx, int& counter,
                                       std::ostream& os) {

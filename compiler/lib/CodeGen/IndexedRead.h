@@ -15,6 +15,11 @@ namespace tg::codegen {
 mlir::FailureOr<std::string> readInput(mlir::Value operand, const DimIndices& dims, const std::string& sfx,
                                        bool raw = false);
 
+/// Declares `name`, the i32 value of the one-element tensor `start`, checked to lie in
+/// [0, bound]: outside, check site `id` is written into `flag` and the value clamped.
+mlir::LogicalResult checkedStart(mlir::Operation* op, mlir::Value start, int64_t bound, int64_t id,
+                                 const std::string& name, const std::string& sfx, std::ostream& os);
+
 /// Element `i` of an op that reads at computed indices (isIndexedRead: concat, gather,
 /// dynamic_slice, dynamic_update_slice) as a local it declares in `os`; returns its name.
 /// Gather and the dynamic ops use `flag` (see writesCheckFlag).

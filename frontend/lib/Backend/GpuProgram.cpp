@@ -26,7 +26,7 @@ class GpuProgram : public Program {
       if (t.device() != Device::CUDA)
         throw Error("jit: a captured tensor is on the cpu but the function runs on cuda; "
                     "create it on cuda or move it with .to(tg::Device::CUDA)");
-      checkNotDonated(t, "jit", {});
+      checkNotDonated(t, "jit", SourceLoc{});
       buffers_.push_back(t.impl().buffer);
     }
     // A donated argument the program writes in place must be its caller's alone: if another

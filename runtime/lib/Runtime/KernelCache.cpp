@@ -133,6 +133,7 @@ std::vector<void*> KernelCache::functions(Gpu& gpu, const std::vector<KernelSour
   };
   std::vector<void*> out(kernels.size(), nullptr);
   std::vector<Miss> misses;
+  std::vector<size_t> missOf(kernels.size(), 0);  // for each kernel not loaded yet: its Miss
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (size_t i = 0; i < kernels.size(); ++i) {
@@ -143,9 +144,10 @@ std::vector<void*> KernelCache::functions(Gpu& gpu, const std::vector<KernelSour
         ++stats_.hits;
         continue;
       }
-      bool seen = false;  // the same kernel twice in one program: compiled once
-      for (const Miss& m : misses) seen = seen || m.full == full;
-      if (!seen) misses.push_back({&kernels[i], std::move(key), std::move(full), h, {}, false, 0, nullptr});
+      size_t m = 0;  // the same kernel twice in one program: compiled once
+      while (m < misses.size() && misses[m].full != full) ++m;
+      missOf[i] = m;
+      if (m == misses.size()) misses.push_back({&kernels[i], std::move(key), std::move(full), h, {}, false, 0, nullptr});
     }
   }
   // Disk reads and NVRTC compilations, in parallel: each task owns its Miss.
@@ -168,16 +170,16 @@ std::vector<void*> KernelCache::functions(Gpu& gpu, const std::vector<KernelSour
   for (const Miss& m : misses)
     if (m.error) std::rethrow_exception(m.error);
   std::lock_guard<std::mutex> lock(mutex_);
-  for (Miss& m : misses) {
-    stats_.compileMs += m.compileMs;
-    ++(m.fromDisk ? stats_.diskHits : stats_.misses);
-    if (!findLocked(m.hash, m.full)) insertLocked(gpu, m.hash, m.full, m.cubin, m.kernel->name);
+  std::vector<void*> loaded(misses.size());
+  for (size_t m = 0; m < misses.size(); ++m) {
+    Miss& miss = misses[m];
+    stats_.compileMs += miss.compileMs;
+    ++(miss.fromDisk ? stats_.diskHits : stats_.misses);
+    loaded[m] = findLocked(miss.hash, miss.full);  // another thread may have loaded it meanwhile
+    if (!loaded[m]) loaded[m] = insertLocked(gpu, miss.hash, miss.full, miss.cubin, miss.kernel->name);
   }
   for (size_t i = 0; i < kernels.size(); ++i)
-    if (!out[i]) {
-      KernelKey key = kernelKey(kernels[i], gpu.info().arch(), gpu.info().driverVersion);
-      out[i] = findLocked(key.hash(), key.serialize());
-    }
+    if (!out[i]) out[i] = loaded[missOf[i]];
   return out;
 }
 

@@ -39,6 +39,11 @@ struct TensorImpl {
 
 /// Throws tg::Error "what: the tensor was donated to ..." at `loc` if `t` was donated.
 void checkNotDonated(const Tensor& t, std::string_view what, const SourceLoc& loc);
+/// The same at a call's Loc, which becomes a SourceLoc (strings) only for a donated tensor:
+/// every op checks its operands, so the check must cost nothing otherwise.
+inline void checkNotDonated(const Tensor& t, std::string_view what, const Loc& loc) {
+  if (t.defined() && !t.impl().donatedTo.empty()) checkNotDonated(t, what, SourceLoc::from(loc));
+}
 
 /// Wraps host data as a concrete CPU tensor.
 Tensor wrapHost(ref::HostTensor host);
