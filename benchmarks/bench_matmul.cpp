@@ -10,6 +10,12 @@
 //                                not gemm/tf32/2048x2048x2048, which report.py spells 2048)
 //   gemm/tf32/8192x4096x4096     the linear layer of the bf16 case, in f32 through TF32
 //   mlp/bf16                     gelu_tanh(X @ W^T + b), the GEMM above plus its epilogue
+//   gemv/<dtype>/MxNxK           x[M, K] @ W[N, K]^T with M <= 16 (a decode step's linear layer)
+//   matvec/<dtype>/MxNxK         A[M, K] @ x[K, N] with N <= 16 (a solver's matrix-vector step)
+//     These are bound by the matrix's bytes: both variants read it from rotating copies that
+//     together exceed the 60 MB L2 (each call a copy not read for ~200 MB), as a model's
+//     weights arrive; counters gbps (matrix and vector bytes / time) and roofline_pct (against
+//     the device copy bandwidth measured in the same run, the case copy/roofline).
 // Variants: `cublas` (cublasGemmEx on tg's stream; runs first), `tg` (tg::jit, inputs already
 // on the device) and, for mlp, `cublas+tg_epilogue` (cuBLAS's GEMM, then a tg kernel for
 // bias + gelu). Counters: median_us (Timing.h, as tg_bench and compare_torch.py time),
@@ -22,6 +28,7 @@
 // cuBLAS is the baseline only: it is linked into this binary, never into the tg library.
 //
 //===----------------------------------------------------------------------===//
+#include "BenchCase.h"
 #include "Timing.h"
 
 #include "tg/Frontend/TensorImpl.h"  // device addresses of tg tensors, which cuBLAS needs
@@ -67,6 +74,25 @@ const GemmCase kGemms[] = {
     {"gemm/tf32/8192x4096x4096", DType::F32, 8192, 4096, 4096, true},
 };
 const GemmCase kMlp{"mlp/bf16", DType::BF16, 8192, 4096, 4096, true};
+
+/// Matmuls bound by the matrix's bytes: x @ W^T (nt) with M <= 16, A @ x with N <= 16.
+const GemmCase kSkinny[] = {
+    {"gemv/bf16/1x4096x4096", DType::BF16, 1, 4096, 4096, true},
+    {"gemv/bf16/4x4096x4096", DType::BF16, 4, 4096, 4096, true},
+    {"gemv/bf16/8x4096x4096", DType::BF16, 8, 4096, 4096, true},
+    {"gemv/bf16/16x4096x4096", DType::BF16, 16, 4096, 4096, true},
+    {"gemv/bf16/1x14336x4096", DType::BF16, 1, 14336, 4096, true},
+    {"gemv/bf16/16x14336x4096", DType::BF16, 16, 14336, 4096, true},
+    {"gemv/bf16/1x5632x2048", DType::BF16, 1, 5632, 2048, true},    // the decoder's gate/up
+    {"gemv/bf16/1x2048x5632", DType::BF16, 1, 2048, 5632, true},    // and down projections
+    {"gemv/bf16/1x32000x2048", DType::BF16, 1, 32000, 2048, true},  // its output projection
+    {"gemv/f32/1x4096x4096", DType::F32, 1, 4096, 4096, true},
+    {"gemv/f32/16x4096x4096", DType::F32, 16, 4096, 4096, true},
+    {"matvec/f32/4096x1x4096", DType::F32, 4096, 1, 4096, false},
+    {"matvec/f32/2048x1x2048", DType::F32, 2048, 1, 2048, false},  // the Jacobi step of the issue
+    {"matvec/f32/4096x16x4096", DType::F32, 4096, 16, 4096, false},
+    {"matvec/bf16/4096x4x4096", DType::BF16, 4096, 4, 4096, false},
+};
 
 /// cuBLAS's median time per case key, for the vs_cublas counters of later variants.
 std::map<std::string, double> gCublasUs;
@@ -268,6 +294,78 @@ void BM_Mlp(benchmark::State& state, MlpVariant variant) {
 
 void BM_MlpCublasGemm(benchmark::State& state) { BM_GemmCublas(state, kMlp); }
 
+/// A skinny case's inputs: copies of the matrix (W for gemv, A for matvec) that together
+/// exceed L2 several times over, and the one small operand.
+struct SkinnyInputs {
+  std::vector<Tensor> matrices;
+  Tensor small;
+  const Tensor& a(int i) const { return nt ? small : matrices[static_cast<size_t>(i) % matrices.size()]; }
+  const Tensor& b(int i) const { return nt ? matrices[static_cast<size_t>(i) % matrices.size()] : small; }
+  bool nt = true;
+};
+
+double matrixBytes(const GemmCase& g) {
+  return static_cast<double>(g.nt ? g.n : g.m) * static_cast<double>(g.k) * static_cast<double>(tg::dtype_size(g.dtype));
+}
+
+SkinnyInputs makeSkinny(const GemmCase& g) {
+  SkinnyInputs in;
+  in.nt = g.nt;
+  const int copies = std::max(2, static_cast<int>(std::ceil(256e6 / matrixBytes(g))));
+  for (int c = 0; c < copies; ++c)
+    in.matrices.push_back(tg::randn(g.nt ? g.shapeB() : tg::Shape{g.m, g.k}, g.dtype, 10 + c, tg::Device::CUDA));
+  in.small = tg::randn(g.nt ? tg::Shape{g.m, g.k} : g.shapeB(), g.dtype, 3, tg::Device::CUDA);
+  return in;
+}
+
+/// Bytes a call must move: the matrix and the small operand read once, the result written.
+double skinnyBytes(const GemmCase& g) {
+  const double e = static_cast<double>(tg::dtype_size(g.dtype));
+  return matrixBytes(g) + e * static_cast<double>(g.nt ? g.m * g.k : g.k * g.n) + e * static_cast<double>(g.m * g.n);
+}
+
+void reportSkinny(benchmark::State& state, const GemmCase& g, double us, bool isCublas) {
+  report(state, g, us, isCublas);
+  const double gbps = skinnyBytes(g) / (us * 1e-6) / 1e9;
+  state.counters["gbps"] = gbps;
+  state.counters["roofline_pct"] = 100.0 * gbps / tgbench::copyGbps();
+}
+
+void BM_SkinnyCublas(benchmark::State& state, const GemmCase& g) {
+  if (!haveGpu(state)) return;
+  SkinnyInputs in = makeSkinny(g);
+  Tensor c = outputTensor({g.m, g.n}, g.dtype);
+  if (!cublasOk(state, [&] { return cublasGemm(g, in.a(0), in.b(0), c); })) return;
+  for (auto _ : state) reportSkinny(state, g, medianUs([&](int i) { cublasGemm(g, in.a(i), in.b(i), c); }), true);
+}
+
+void BM_SkinnyTg(benchmark::State& state, const GemmCase& g) {
+  if (!haveGpu(state)) return;
+  SkinnyInputs in = makeSkinny(g);
+  const bool nt = g.nt;
+  auto f = tg::jit([nt](const Tensor& a, const Tensor& b) { return tgMatmul(a, b, nt); });
+  Tensor want = outputTensor({g.m, g.n}, g.dtype);
+  if (!cublasOk(state, [&] { return cublasGemm(g, in.a(1), in.b(1), want); })) return;
+  const std::string bad = disagreement(f(in.a(1), in.b(1)), want, g.k);  // also compiles f
+  if (!bad.empty()) {
+    state.SkipWithError(bad.c_str());
+    return;
+  }
+  for (auto _ : state)
+    reportSkinny(state, g, medianUs([&](int i) { benchmark::DoNotOptimize(f(in.a(i), in.b(i))); }), false);
+}
+
+void BM_CopyRoofline(benchmark::State& state) {
+  if (!haveGpu(state)) return;
+  for (auto _ : state) {
+    double us = 0;
+    const double gbps = tgbench::copyGbps(&us);
+    state.SetIterationTime(us * 1e-6);
+    state.counters["median_us"] = us;
+    state.counters["gbps"] = gbps;
+  }
+}
+
 benchmark::internal::Benchmark* timed(benchmark::internal::Benchmark* b) {
   return b->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
 }
@@ -281,6 +379,11 @@ void registerCases() {
   timed(benchmark::RegisterBenchmark("mlp/bf16/cublas", BM_MlpCublasGemm));
   timed(benchmark::RegisterBenchmark("mlp/bf16/cublas+tg_epilogue", BM_Mlp, MlpVariant::CublasThenTgEpilogue));
   timed(benchmark::RegisterBenchmark("mlp/bf16/tg", BM_Mlp, MlpVariant::Tg));
+  timed(benchmark::RegisterBenchmark("copy/roofline", BM_CopyRoofline));
+  for (const GemmCase& g : kSkinny) {
+    timed(benchmark::RegisterBenchmark((g.key + "/cublas").c_str(), BM_SkinnyCublas, g));
+    timed(benchmark::RegisterBenchmark((g.key + "/tg").c_str(), BM_SkinnyTg, g));
+  }
 }
 
 }  // namespace

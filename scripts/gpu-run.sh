@@ -154,7 +154,7 @@ remote() {
       LD_LIBRARY_PATH="$cudir${cudir:+:}$LD_LIBRARY_PATH" ./tg_bench_gemm --benchmark_format=json \
         --benchmark_filter="${TG_GEMM_FILTER:-.}" \
         --benchmark_out="$out/tg_bench_gemm.json" --benchmark_out_format=json > "$logs/tg_bench_gemm.log" 2>&1
-      summary+="tg bench gemm: exit $? (cuBLAS from ${cudir:-the default search path}) | $(python3 -c "import json;d=json.load(open('$out/tg_bench_gemm.json'));print(' '.join('%s=%s' % (b['name'].split('/iter')[0], 'ERROR' if b.get('error_occurred') else '%.0fTF' % b.get('tflops', 0) + ('(%.2fx)' % b['vs_cublas'] if 'vs_cublas' in b else '')) for b in d['benchmarks']))" 2>&1)\n"
+      summary+="tg bench gemm: exit $? (cuBLAS from ${cudir:-the default search path}) | $(python3 -c "import json;d=json.load(open('$out/tg_bench_gemm.json'));print(' '.join('%s=%s' % (b['name'].split('/iter')[0], 'ERROR' if b.get('error_occurred') else ('%.1fus/%.0f%%roof' % (b.get('median_us', 0), b['roofline_pct']) if 'roofline_pct' in b else '%.0fTF' % b.get('tflops', 0)) + ('(%.2fx)' % b['vs_cublas'] if 'vs_cublas' in b else '')) for b in d['benchmarks']))" 2>&1)\n"
     fi
   fi
   if [[ " $what " == *" gemm-smoke "* ]]; then

@@ -9,9 +9,15 @@
 //  GpuMatmul.SkinnyShapes           M = 1 (1x4096x4096), N = 1 (4096x4096x1), K = 1; two calls
 //                                   give the same bits (no order-dependent split-K).
 //  GpuMatmul.TransposedOperands     A^T, B^T, both, and X @ W^T with W [N, K] (a linear layer).
+//  GpuMatmul.GemvShapes             the gemv path's forms: x @ w^T with 1 to 16 rows of x (x
+//                                   stored [M, K] or [K, M]), A @ x with 1 to 5 columns (x
+//                                   stored [K, N] or [N, K]), batches with either operand
+//                                   shared, K not a multiple of 16 bytes (element loads),
+//                                   K shorter than a chunk a thread.
 //  GpuMatmul.BatchedAndBroadcast    [3,65,129] @ [3,129,33]; [2,256,128] @ [128,64] (B shared).
 //  GpuMatmul.LinearGeluIsOneKernel  gelu(X @ W^T + b), both gelu formulas: values, and one
-//                                   kernel per call (the epilogue fused into the GEMM).
+//                                   kernel per call (the epilogue fused into the GEMM); also
+//                                   with 4 rows of X (the gemv path's epilogue).
 //  GpuMatmul.OtherEpilogues         relu, silu (p * sigmoid(p)), + residual, * 0.5, and an f32
 //                                   (TF32) matmul cast to bf16: values only.
 // 16-bit matmuls without a transpose of a skinny operand also assert one kernel per call.
@@ -258,6 +264,29 @@ TEST(GpuMatmul, TransposedOperands) {
     for (DType d : kDtypes) checkMatmul(p, d, seed += 2);
 }
 
+// Matmuls bound by one operand's bytes (tg/Dialect/Gemv.h): the path's every layout of the
+// vectors, its batches and its element-load fallback. (The path each takes is checked on the
+// CPU: CodegenCompileTest, select-matmul.mlir.)
+TEST(GpuMatmul, GemvShapes) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  const Problem problems[] = {
+      {.m = 1, .k = 4096, .n = 4096, .transB = true},                  // a decode step's linear layer
+      {.m = 8, .k = 2048, .n = 512, .transB = true},                   // 8 vectors
+      {.m = 16, .k = 512, .n = 1000, .transB = true},                  // 16 (f32; 16-bit: tensor cores)
+      {.m = 3, .k = 1000, .n = 300, .transB = true},                   // K = 1000: 16-byte chunks for f32 only
+      {.m = 8, .k = 512, .n = 700, .transA = true, .transB = true},    // x stored [K, M]
+      {.m = 1, .k = 24, .n = 100, .transB = true},                     // a row of 1-3 chunks
+      {.m = 2048, .k = 2048, .n = 1},                                  // A @ x
+      {.m = 1000, .k = 256, .n = 4},                                   // x [K, 4]: k-major chunks
+      {.m = 777, .k = 130, .n = 5, .transB = true},                    // x stored [N, K], K = 130
+      {.m = 4, .k = 128, .n = 640, .transB = true, .batch = 4},        // decode attention scores
+      {.m = 4, .k = 256, .n = 300, .transB = true, .batch = 3, .batchedB = false},  // w shared
+      {.m = 64, .k = 128, .n = 2, .batch = 2, .batchedA = false}};     // A shared
+  uint64_t seed = 450;
+  for (const Problem& p : problems)
+    for (DType d : kDtypes) checkMatmul(p, d, seed += 2);
+}
+
 // f32 with both operands K-major (x @ w^T) runs on Hopper's wgmma as TF32: the plan says so
 // (on an sm_90a GPU without TG_MATMUL_PATH), and the values meet the TF32 tolerance for
 // ragged M, N and K (K = 72: the last 32-element K-block is partly outside, zero-filled by
@@ -362,7 +391,7 @@ double geluRef(tg::Gelu kind, double p) {
 struct LinearShape {
   int64_t m, n, k;
 };
-constexpr LinearShape kLinearShapes[] = {{256, 512, 384}, {100, 200, 72}};
+constexpr LinearShape kLinearShapes[] = {{256, 512, 384}, {100, 200, 72}, {4, 700, 264}};
 
 /// Inputs of one linear-layer case: X [M, K], W [N, K], bias [N], residual [M, N].
 struct LinearInputs {

@@ -458,6 +458,46 @@ TEST(KernelCount, MatmulEpilogueReadsByRowAndColumn) {
   }
 }
 
+// Matmuls bound by one operand's bytes take the gemv path (tg/Dialect/Gemv.h) in each of its
+// forms, fuse their epilogue, use 16-byte loads exactly where the shapes allow them, and
+// compile; the other forms keep the tensor-core paths.
+TEST(KernelCount, SkinnyMatmulsAreGemvKernelsThatCompile) {
+  struct Case {
+    const char* name;
+    tg::TensorSpec a, b;
+    bool transA, transB;
+    const char* want;  ///< in the kernel summary: the path, and "16-byte" / "element" loads
+  };
+  const DType bf = DType::BF16, f = DType::F32, h = DType::F16;
+  const Case cases[] = {
+      {"decode x @ w^T + silu", {{1, 2048}, bf}, {{5632, 2048}, bf}, false, true, "gemv (1 row(s) x 128 threads, 128 a block, 16-byte loads)"},
+      {"A @ x[K, 4]", {{2048, 2048}, f}, {{2048, 4}, f}, false, false, "16-byte loads"},
+      {"x^T stored [K, M]", {{512, 8}, f}, {{700, 512}, f}, true, true, "16-byte loads"},
+      {"A @ x stored [N, K]", {{512, 256}, h}, {{2, 256}, h}, false, true, "16-byte loads"},
+      {"K = 33", {{3, 33}, bf}, {{65, 33}, bf}, false, true, "element loads"},
+      {"x [K, 3]: a chunk is 48 contiguous bytes", {{100, 64}, bf}, {{64, 3}, bf}, false, false, "16-byte loads"},
+      {"A's rows of 60 bf16 are not 16-byte multiples", {{100, 60}, bf}, {{60, 3}, bf}, false, false, "element loads"},
+      {"batched scores", {{4, 4, 128}, bf}, {{4, 640, 128}, bf}, false, true, "gemv (1 row(s) x 8 threads, 64 a block"},
+      {"16 f32 vectors", {{16, 4096}, f}, {{4096, 4096}, f}, false, true, "gemv (4 row(s) x 256 threads"},
+      {"16 bf16 vectors: tensor cores", {{16, 4096}, bf}, {{4096, 4096}, bf}, false, true, "wgmma"},
+      {"x @ w with w [K, N]: not K-contiguous", {{1, 2048}, bf}, {{2048, 4096}, bf}, false, false, "wgmma"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const bool ta = c.transA, tb = c.transB, silu = std::string(c.name).find("silu") != std::string::npos;
+    auto fn = tg::jit([=](const Tensor& x, const Tensor& y) {
+      Tensor r = tg::matmul(ta ? tg::transpose(x, -2, -1) : x, tb ? tg::transpose(y, -2, -1) : y);
+      return silu ? tg::silu(r) : r;
+    });
+    Compiled k = compileIr(fn.trace_ir(c.a, c.b));
+    ASSERT_EQ(k.plan.kernels.size(), 1u) << k.plan.str();
+    const std::string& summary = k.plan.kernels[0].summary;
+    EXPECT_NE(summary.find(c.want), std::string::npos) << summary;
+    if (silu) EXPECT_NE(summary.find("+ 1 epilogue op(s)"), std::string::npos) << summary;
+    if (requireNvrtc()) nvrtcAll(k.plan);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Tuning knobs (Tuning.h): options all the way down, the environment read in one place
 //===----------------------------------------------------------------------===//

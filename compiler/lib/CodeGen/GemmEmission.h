@@ -47,4 +47,11 @@ mlir::FailureOr<KernelEmission> emitMatmulMma(ir::FusionOp fusion, ir::MatmulOp 
                                               const std::string& name,
                                               const CodeGenOptions& options);
 
+/// The matrix-vector path (`#tg.matmul<path = gemv, ...>`): templates/gemv.cuh, for matmuls
+/// bound by one K-contiguous operand's bytes (tg/Dialect/Gemv.h).
+mlir::FailureOr<KernelEmission> emitMatmulGemv(ir::FusionOp fusion, ir::MatmulOp mm,
+                                               ir::MatmulConfigAttr config,
+                                               const std::string& name,
+                                               const CodeGenOptions& options);
+
 }  // namespace tg::codegen

@@ -29,6 +29,7 @@ const char* reductionTemplate();
 const char* matmulSimtTemplate();
 const char* matmulWgmmaTemplate();
 const char* matmulMmaTemplate();
+const char* gemvTemplate();
 const char* checkTemplate();
 const char* updateTemplate();
 const char* transposeTemplate();

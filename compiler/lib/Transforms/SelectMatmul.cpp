@@ -1,6 +1,18 @@
 //===- SelectMatmul.cpp - Choose each matmul's code path and tile ----------===//
 //
 // Paths:
+//  `gemv`      a matmul bound by the bytes of one operand stored with K contiguous: x @ w^T
+//              (w [N, K]) with M at most 16 (8 for bf16/f16), or A @ x (A [M, K]) with N at
+//              most 16 (8), in f32, bf16 or f16 (tg/Dialect/Gemv.h). Each row of the matrix
+//              is streamed once in 16-byte loads by a group of threads splitting K, against
+//              the vectors held in registers (templates/gemv.cuh). Two-byte operands stop at
+//              8 vectors: past that the CUDA cores' multiply-adds, not the bytes, would bound
+//              it, and the tensor-core paths are faster. The tile is [rows per thread group,
+//              threads per row, threads per block]: threads per row the power of two that
+//              leaves each thread at least two 16-byte chunks of a row (at most 256), 1, 2
+//              or 4 rows per group for 1-2, 3-8 and more vectors (the vectors' loads are
+//              shared by a group's rows), 128 threads a block; fewer rows per group, then
+//              fewer threads per block, while that leaves under two blocks per SM.
 //  `wgmma`     sm_90a: bf16/f16 operands, or f32 ones read as TF32 when both are K-major
 //              (A [M, K], B [N, K]: wgmma transposes only 2-byte operands), whose rows TMA
 //              can address (every row stride a multiple of 16 bytes: the contiguous dim of
@@ -31,6 +43,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Support/DType.h"
+#include "tg/Dialect/Gemv.h"
 #include "tg/Dialect/LayoutChain.h"
 #include "tg/Transforms/Passes.h"
 
@@ -94,6 +107,35 @@ std::string whyNotMmaSync(ir::MatmulOp mm, const std::string& arch, bool tf32) {
   if (!e.isBF16() && !e.isF16() && !e.isF32())
     return "the tensor-core paths take bf16, f16 or f32 operands";
   return whyUnaligned(mm, "cp.async");
+}
+
+/// The gemv view of `mm` when it takes the gemv path (above): a K-contiguous matrix against
+/// at most 16 f32 or 8 two-byte vectors.
+std::optional<GemvShape> gemvCandidate(ir::MatmulOp mm) {
+  std::optional<GemvShape> g = gemvShape(mm);
+  if (!g || g->k == 0) return std::nullopt;
+  Type e = cast<RankedTensorType>(mm.getA().getType()).getElementType();
+  if (e.isF32() ? g->vectors <= kGemvMaxVectors : ((e.isBF16() || e.isF16()) && g->vectors <= 8)) return g;
+  return std::nullopt;
+}
+
+/// The gemv tile of `g` for operands of `elemBytes` bytes: [rows per thread group, threads
+/// per row, threads per block].
+SmallVector<int64_t, 3> gemvTile(const GemvShape& g, int64_t elemBytes) {
+  const int64_t per = 16 / elemBytes;
+  const int64_t chunks = g.k % per == 0 ? g.k / per : g.k;
+  int64_t tpr = 1;
+  while (tpr < 256 && tpr * 4 <= chunks) tpr *= 2;  // at least two chunks a thread
+  int64_t rpg = g.vectors <= 2 ? 1 : g.vectors <= 8 ? 2 : 4;
+  int64_t threads = std::max<int64_t>(tpr, 128);
+  auto blocks = [&] {
+    const int64_t rows = threads / tpr * rpg;
+    return g.batch * ((g.rows + rows - 1) / rows);
+  };
+  constexpr int64_t kEnoughBlocks = 264;  // two per SM of an H100 / H200
+  while (rpg > 1 && blocks() < kEnoughBlocks) rpg /= 2;
+  while (threads / 2 >= std::max<int64_t>(tpr, 32) && blocks() < kEnoughBlocks) threads /= 2;
+  return {rpg, tpr, threads};
 }
 
 /// Copies operand `index` (0: A, 1: B) of `mm`, a block argument of the gemm `fusion`, into a
@@ -186,7 +228,8 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
         ir::MatmulOp mm;
         f.getBody().walk([&](ir::MatmulOp m) { mm = m; });
         if (!mm || !cast<RankedTensorType>(mm.getA().getType()).getElementType().isF32() ||
-            !whyUnaligned(mm, "TMA").empty() || (!mm.getTransposeA() && mm.getTransposeB()))
+            !whyUnaligned(mm, "TMA").empty() || (!mm.getTransposeA() && mm.getTransposeB()) ||
+            gemvCandidate(mm))
           continue;
         std::string why = whyNoKMajorCopy(f, mm);
         if (!why.empty()) {
@@ -240,6 +283,8 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
         path = "simt", why = "forced (path=simt, TG_MATMUL_PATH)";
       } else if (forcePath == "mma_sync" && notMma.empty()) {
         path = "mma_sync";
+      } else if (gemvCandidate(matmul)) {
+        path = "gemv";
       } else if (notWgmma.empty()) {
         path = "wgmma";
       } else if (notMma.empty()) {
@@ -258,7 +303,10 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
       ir::GemmSchedule schedule = ir::GemmSchedule::none;
       int64_t stages = 0;
       SmallVector<int64_t, 3> tile;
-      if (path == "wgmma") {
+      if (path == "gemv") {
+        kernel = ir::MatmulPath::gemv;
+        tile = gemvTile(*gemvCandidate(matmul), operandType.getIntOrFloatBitWidth() / 8);
+      } else if (path == "wgmma") {
         // Cooperative (both consumers on each 128 x 256 tile) unless TG_GEMM_SCHEDULE=pingpong
         // asks for ping-pong (each consumer its own 128 x 128 tile, one's epilogue overlapping
         // the other's mainloop). Measured on the H200 at 8192x4096x4096 with bias + gelu

@@ -172,3 +172,67 @@ func.func @unaligned_f32(%a: tensor<64x32xf32>, %b: tensor<32x18xf32>) -> tensor
   %0 = tg.matmul %a, %b : tensor<64x32xf32>, tensor<32x18xf32> -> tensor<64x18xf32>
   return %0 : tensor<64x18xf32>
 }
+
+// -----
+
+// One token through a linear layer (x @ w^T, M = 1) is bound by w's bytes: the gemv path on
+// every target, its epilogue fused. K = 2048 bf16 is 256 16-byte chunks a row: 128 threads a
+// row, one row a group. mma_sync forced takes it where it can.
+// CHECK-LABEL: func.func @decode_bf16
+// CHECK: tg.fusion gemm
+// CHECK-SAME: matmul = #tg.matmul<path = gemv, arch = "sm_90a", tile = [1, 128, 128], stages = 0, schedule = none, kmajor_copy = "", reason = "">
+// CHECK: tg.silu
+// SM80-LABEL: func.func @decode_bf16
+// SM80: matmul = #tg.matmul<path = gemv, arch = "sm_80", tile = [1, 128, 128]
+// ACCURATE-LABEL: func.func @decode_bf16
+// ACCURATE: matmul = #tg.matmul<path = gemv
+// FORCED-LABEL: func.func @decode_bf16
+// FORCED: matmul = #tg.matmul<path = mma_sync
+func.func @decode_bf16(%x: tensor<1x2048xbf16>, %w: tensor<5632x2048xbf16>) -> tensor<1x5632xbf16> {
+  %0 = tg.matmul %x, %w transpose_b : tensor<1x2048xbf16>, tensor<5632x2048xbf16> -> tensor<1x5632xbf16>
+  %1 = tg.silu %0 : tensor<1x5632xbf16>
+  return %1 : tensor<1x5632xbf16>
+}
+
+// -----
+
+// A @ x with one column (a Jacobi step): the matrix is A, read once; f32 stays f32 (no TF32).
+// K = 2048 f32 is 512 chunks: 256 threads a row.
+// CHECK-LABEL: func.func @matvec_f32
+// CHECK: matmul = #tg.matmul<path = gemv, arch = "sm_90a", tile = [1, 256, 256], stages = 0
+func.func @matvec_f32(%a: tensor<2048x2048xf32>, %x: tensor<2048x1xf32>) -> tensor<2048x1xf32> {
+  %0 = tg.matmul %a, %x : tensor<2048x2048xf32>, tensor<2048x1xf32> -> tensor<2048x1xf32>
+  return %0 : tensor<2048x1xf32>
+}
+
+// -----
+
+// Sixteen f32 vectors: four rows a group share each load of the vectors.
+// CHECK-LABEL: func.func @batch16_f32
+// CHECK: matmul = #tg.matmul<path = gemv, arch = "sm_90a", tile = [4, 256, 256], stages = 0
+func.func @batch16_f32(%x: tensor<16x4096xf32>, %w: tensor<4096x4096xf32>) -> tensor<16x4096xf32> {
+  %0 = tg.matmul %x, %w transpose_b : tensor<16x4096xf32>, tensor<4096x4096xf32> -> tensor<16x4096xf32>
+  return %0 : tensor<16x4096xf32>
+}
+
+// -----
+
+// Sixteen bf16 vectors would make the CUDA cores' multiply-adds the bound: tensor cores.
+// CHECK-LABEL: func.func @batch16_bf16
+// CHECK: matmul = #tg.matmul<path = wgmma
+func.func @batch16_bf16(%x: tensor<16x4096xbf16>, %w: tensor<4096x4096xbf16>) -> tensor<16x4096xbf16> {
+  %0 = tg.matmul %x, %w transpose_b : tensor<16x4096xbf16>, tensor<4096x4096xbf16> -> tensor<16x4096xbf16>
+  return %0 : tensor<16x4096xbf16>
+}
+
+// -----
+
+// Decode attention scores, q @ keys^T per kv head (rows of 128 elements: 8 threads a row).
+// 640 rows x 4 heads make too few blocks of 128 threads and 2 rows a group: 1 row a group,
+// 64 threads a block.
+// CHECK-LABEL: func.func @scores_bf16
+// CHECK: matmul = #tg.matmul<path = gemv, arch = "sm_90a", tile = [1, 8, 64], stages = 0
+func.func @scores_bf16(%q: tensor<4x4x128xbf16>, %k: tensor<4x640x128xbf16>) -> tensor<4x4x640xbf16> {
+  %0 = tg.matmul %q, %k transpose_b : tensor<4x4x128xbf16>, tensor<4x640x128xbf16> -> tensor<4x4x640xbf16>
+  return %0 : tensor<4x4x640xbf16>
+}

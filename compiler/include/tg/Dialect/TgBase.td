@@ -81,6 +81,7 @@ def Tg_MatmulPath : I64EnumAttr<"MatmulPath", "the kernel a gemm fusion runs", [
     I64EnumAttrCase<"wgmma", 0>,
     I64EnumAttrCase<"mma_sync", 1>,
     I64EnumAttrCase<"simt", 2>,
+    I64EnumAttrCase<"gemv", 3>,
   ]> {
   let cppNamespace = "::tg::ir";
 }
