@@ -458,9 +458,30 @@ TEST(KernelCount, MatmulEpilogueReadsByRowAndColumn) {
   }
 }
 
-// Matmuls bound by one operand's bytes take the gemv path (tg/Dialect/Gemv.h) in each of its
-// forms, fuse their epilogue, use 16-byte loads exactly where the shapes allow them, and
-// compile; the other forms keep the tensor-core paths.
+// A rotary embedding in rotate-half form, x * cos + concat(-x2, x1) * sin over the halves of
+// cast(x) (cos and sin [T, hd] broadcast over the heads), with a norm weight's cast read
+// through a broadcast: one kernel (the concat's
+// operands recomputed at its index, the cast of the weight recomputed per element), that
+// compiles.
+TEST(KernelCount, RotaryEmbeddingIsOneKernelThatCompiles) {
+  auto rope = tg::jit([](const Tensor& x, const Tensor& cos, const Tensor& sin, const Tensor& w) {
+    Tensor xf = tg::cast(x, DType::F32);
+    const int64_t half = x.shape().back() / 2;
+    Tensor x1 = tg::slice(xf, -1, 0, half), x2 = tg::slice(xf, -1, half);
+    Tensor rot = xf * cos + tg::concat({-x2, x1}, -1) * sin;
+    return tg::cast(rot * tg::cast(w, DType::F32), DType::BF16);
+  });
+  const DType bf = DType::BF16, f = DType::F32;
+  Compiled k = compileIr(rope.trace_ir(tg::TensorSpec{{16, 4, 128}, bf}, tg::TensorSpec{{4, 128}, f},
+                                       tg::TensorSpec{{4, 128}, f}, tg::TensorSpec{{128}, bf}));
+  ASSERT_EQ(k.plan.kernels.size(), 1u) << k.plan.str();
+  if (requireNvrtc()) nvrtcAll(k.plan);
+}
+
+// Matmuls bound by one operand's bytes take a gemv path (tg/Dialect/Gemv.h) in each of its
+// forms: the CUDA-core kernel for 1-2 vectors or K not in 16-byte chunks (16-byte loads
+// exactly where the shapes allow them), the tensor-core kernel for 3 to 16; they fuse their
+// epilogue and compile. The other forms keep the gemm paths.
 TEST(KernelCount, SkinnyMatmulsAreGemvKernelsThatCompile) {
   struct Case {
     const char* name;
@@ -471,15 +492,17 @@ TEST(KernelCount, SkinnyMatmulsAreGemvKernelsThatCompile) {
   const DType bf = DType::BF16, f = DType::F32, h = DType::F16;
   const Case cases[] = {
       {"decode x @ w^T + silu", {{1, 2048}, bf}, {{5632, 2048}, bf}, false, true, "gemv (1 row(s) x 128 threads, 128 a block, 16-byte loads)"},
-      {"A @ x[K, 4]", {{2048, 2048}, f}, {{2048, 4}, f}, false, false, "16-byte loads"},
-      {"x^T stored [K, M]", {{512, 8}, f}, {{700, 512}, f}, true, true, "16-byte loads"},
+      {"A @ x[K, 4]", {{2048, 2048}, f}, {{2048, 4}, f}, false, false, "gemv (tensor cores, tf32, 16 rows x 8 vectors, 8 warp(s)"},
+      {"A @ x[K, 2]", {{2048, 2048}, f}, {{2048, 2}, f}, false, false, "gemv (1 row(s) x 256 threads, 256 a block, 16-byte loads)"},
+      {"x^T stored [K, M]", {{512, 8}, f}, {{700, 512}, f}, true, true, "tensor cores, tf32"},
       {"A @ x stored [N, K]", {{512, 256}, h}, {{2, 256}, h}, false, true, "16-byte loads"},
       {"K = 33", {{3, 33}, bf}, {{65, 33}, bf}, false, true, "element loads"},
-      {"x [K, 3]: a chunk is 48 contiguous bytes", {{100, 64}, bf}, {{64, 3}, bf}, false, false, "16-byte loads"},
+      {"x [K, 3]", {{100, 64}, bf}, {{64, 3}, bf}, false, false, "gemv (tensor cores, 16 rows x 8 vectors, 1 warp(s)"},
       {"A's rows of 60 bf16 are not 16-byte multiples", {{100, 60}, bf}, {{60, 3}, bf}, false, false, "element loads"},
-      {"batched scores", {{4, 4, 128}, bf}, {{4, 640, 128}, bf}, false, true, "gemv (1 row(s) x 8 threads, 64 a block"},
-      {"16 f32 vectors", {{16, 4096}, f}, {{4096, 4096}, f}, false, true, "gemv (4 row(s) x 256 threads"},
-      {"16 bf16 vectors: tensor cores", {{16, 4096}, bf}, {{4096, 4096}, bf}, false, true, "wgmma"},
+      {"batched scores", {{4, 4, 128}, bf}, {{4, 640, 128}, bf}, false, true, "gemv (tensor cores, 16 rows x 8 vectors, 1 warp(s)"},
+      {"16 f32 vectors", {{16, 4096}, f}, {{4096, 4096}, f}, false, true, "gemv (tensor cores, tf32, 16 rows x 16 vectors, 8 warp(s)"},
+      {"16 bf16 vectors", {{16, 4096}, bf}, {{4096, 4096}, bf}, false, true, "gemv (tensor cores, 16 rows x 16 vectors"},
+      {"17 vectors: a gemm", {{17, 4096}, bf}, {{4096, 4096}, bf}, false, true, "wgmma"},
       {"x @ w with w [K, N]: not K-contiguous", {{1, 2048}, bf}, {{2048, 4096}, bf}, false, false, "wgmma"},
   };
   for (const Case& c : cases) {

@@ -56,7 +56,8 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
       mappedValues.push_back(v);
   };
   for (Operation& op : body) {
-    if (isLayoutOp(&op) || isa<ir::ConstantOp>(op) || isIndexedRead(&op)) continue;  // at their indices
+    if (isLayoutOp(&op) || isa<ir::ConstantOp>(op) || isIndexedRead(&op) || isRecomputed(&op))
+      continue;  // at their indices
     for (Value v : op.getOperands()) noteRead(v);
   }
 
@@ -122,9 +123,10 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
     return "/*unresolved*/0";
   };
   for (Operation& op : body) {
-    if (isLayoutOp(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
+    // Recomputed ops are computed by the concat that reads them, at its index.
+    if (isLayoutOp(&op) || isRecomputed(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
     if (isIndexedRead(&op)) {
-      FailureOr<std::string> n = indexedElement(&op, IndexExpr::var("i", numel), sfx, counter, os);
+      FailureOr<std::string> n = indexedElement(&op, IndexExpr::var("i", numel), sfx, counter, os, options.precision);
       if (failed(n)) return failure();
       names[op.getResult(0)] = *n;
       continue;

@@ -1,7 +1,7 @@
 //===- EmitMatmul.cpp - CUDA C++ for a gemm tg.fusion (the simt path) -----===//
 //
-// Dispatches on the `#tg.matmul` path (tg-select-matmul): `wgmma`, `mma_sync` and `gemv` have emitters
-// of their own; this file emits the `simt` kernel (templates/matmul_simt.cuh) and holds the pieces the
+// Dispatches on the `#tg.matmul` path (tg-select-matmul): `wgmma`, `mma_sync`, `gemv` and `gemv_mma` have
+// emitters of their own; this file emits the `simt` kernel (templates/matmul_simt.cuh) and holds the pieces the
 // emitters share.
 //
 //===----------------------------------------------------------------------===//
@@ -70,7 +70,8 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
   if (!config) return fusion.emitOpError("has no matmul configuration: run tg-select-matmul first");
   if (config.getPath() == ir::MatmulPath::wgmma) return emitMatmulWgmma(fusion, mm, config, name, options);
   if (config.getPath() == ir::MatmulPath::mma_sync) return emitMatmulMma(fusion, mm, config, name, options);
-  if (config.getPath() == ir::MatmulPath::gemv) return emitMatmulGemv(fusion, mm, config, name, options);
+  if (config.getPath() == ir::MatmulPath::gemv || config.getPath() == ir::MatmulPath::gemv_mma)
+    return emitMatmulGemv(fusion, mm, config, name, options);
   DenseI64ArrayAttr tile = config.getTile();
   FailureOr<GemmProblem> problem = gemmProblem(fusion, mm);
   if (failed(problem)) return failure();

@@ -47,8 +47,9 @@ mlir::FailureOr<KernelEmission> emitMatmulMma(ir::FusionOp fusion, ir::MatmulOp 
                                               const std::string& name,
                                               const CodeGenOptions& options);
 
-/// The matrix-vector path (`#tg.matmul<path = gemv, ...>`): templates/gemv.cuh, for matmuls
-/// bound by one K-contiguous operand's bytes (tg/Dialect/Gemv.h).
+/// The matrix-vector paths (`#tg.matmul<path = gemv | gemv_mma, ...>`): templates/gemv.cuh on
+/// the CUDA cores, templates/gemv_mma.cuh on tensor cores, for matmuls bound by one
+/// K-contiguous operand's bytes (tg/Dialect/Gemv.h).
 mlir::FailureOr<KernelEmission> emitMatmulGemv(ir::FusionOp fusion, ir::MatmulOp mm,
                                                ir::MatmulConfigAttr config,
                                                const std::string& name,

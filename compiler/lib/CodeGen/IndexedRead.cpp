@@ -2,7 +2,9 @@
 //
 // Concat, gather, dynamic_slice and dynamic_update_slice compute, per element, where in an
 // operand the element comes from; the operand is a kernel input (the fuser keeps producers
-// out), read through its layout chain, or a splat. Indices read from tensors are checked: one
+// out), read through its layout chain, or a splat; a concat's operand may also be a cheap
+// elementwise op recomputed at that index (isRecomputed: tg-fuse copied it for the concat).
+// Indices read from tensors are checked: one
 // out of range writes the op's check site into the flag (`flag`, TgBody's last member) and is
 // clamped, so a kernel never reads outside a tensor.
 //
@@ -12,6 +14,7 @@
 #include "ScalarMath.h"
 
 #include "tg/Dialect/LayoutChain.h"
+#include "tg/Dialect/OpDescription.h"
 
 #include <sstream>
 
@@ -69,8 +72,29 @@ FailureOr<std::string> declareRead(Operation* op, Value operand, const DimIndice
   return n;
 }
 
+/// `v` at `dims`: an input or splat read through its layout chain, or a recomputed op
+/// (isRecomputed) computed from its operands at the same index, declared in `os`.
+FailureOr<std::string> valueAt(Operation* reader, Value v, const DimIndices& dims, const std::string& sfx,
+                               int& counter, std::ostream& os, Precision precision) {
+  Value root;
+  DimIndices rootDims = mapToRoot(v, dims, root);
+  Operation* def = root.getDefiningOp();
+  if (!def || !isRecomputed(def)) return operandAt(reader, v, dims, sfx);
+  std::optional<ir::OpDescription> d = ir::describeOp(def);
+  if (!d) return def->emitOpError("cannot be recomputed at a concat's index");
+  std::vector<std::string> operands;
+  for (Value operand : def->getOperands()) {
+    FailureOr<std::string> o = valueAt(def, operand, rootDims, sfx, counter, os, precision);
+    if (failed(o)) return failure();
+    operands.push_back(*o);
+  }
+  const std::string n = numbered("v", counter++);
+  os << elementwiseLine(def, *d, operands, n, precision);
+  return n;
+}
+
 FailureOr<std::string> concatElement(ir::ConcatOp concat, const DimIndices& at, const std::string& sfx,
-                                     int& counter, std::ostream& os) {
+                                     int& counter, std::ostream& os, Precision precision) {
   const auto axis = static_cast<size_t>(concat.getAxis());
   const DType dt = dtypeOfValue(concat.getResult());
   const std::string n = numbered("v", counter++), position = numbered("p", counter++);
@@ -90,7 +114,7 @@ FailureOr<std::string> concatElement(ir::ConcatOp concat, const DimIndices& at, 
     dims.shape = shape;
     dims.dims = at.dims;
     dims.dims[axis] = IndexExpr::var(shifted, extent);
-    FailureOr<std::string> value = operandAt(concat, operand, dims, sfx);
+    FailureOr<std::string> value = valueAt(concat, operand, dims, sfx, counter, os, precision);
     if (failed(value)) return failure();
     os << "      " << n << " = " << *value << ";\n    }\n";
     offset += extent;
@@ -177,9 +201,9 @@ LogicalResult checkedStart(Operation* op, Value start, int64_t bound, int64_t id
 }
 
 FailureOr<std::string> indexedElement(Operation* op, const IndexExpr& i, const std::string& sfx, int& counter,
-                                      std::ostream& os) {
+                                      std::ostream& os, Precision precision) {
   const DimIndices at = delinearize(i, shapeOf(op->getResult(0)));
-  if (auto concat = dyn_cast<ir::ConcatOp>(op)) return concatElement(concat, at, sfx, counter, os);
+  if (auto concat = dyn_cast<ir::ConcatOp>(op)) return concatElement(concat, at, sfx, counter, os, precision);
   if (auto gather = dyn_cast<ir::GatherOp>(op)) return gatherElement(gather, at, sfx, counter, os);
   if (auto slice = dyn_cast<ir::DynamicSliceOp>(op)) return dynamicSliceElement(slice, at, sfx, counter, os);
   if (auto update = dyn_cast<ir::DynamicUpdateSliceOp>(op)) return updateElement(update, at, sfx, counter, os);

@@ -23,8 +23,10 @@ mlir::LogicalResult checkedStart(mlir::Operation* op, mlir::Value start, int64_t
 /// Element `i` of an op that reads at computed indices (isIndexedRead: concat, gather,
 /// dynamic_slice, dynamic_update_slice) as a local it declares in `os`; returns its name.
 /// Gather and the dynamic ops use `flag` (see writesCheckFlag).
+/// A concat's operands may be recomputed ops (isRecomputed), computed here at the operand's
+/// index in `precision`.
 mlir::FailureOr<std::string> indexedElement(mlir::Operation* op, const IndexExpr& i, const std::string& sfx,
-                                            int& counter, std::ostream& os);
+                                            int& counter, std::ostream& os, Precision precision);
 
 /// Whether a kernel of `fusion` checks indices read from tensors: its TgBody then ends with
 /// `int* flag`, and its launch passes the plan's check flag after the results.

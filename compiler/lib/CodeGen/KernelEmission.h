@@ -30,6 +30,7 @@ const char* matmulSimtTemplate();
 const char* matmulWgmmaTemplate();
 const char* matmulMmaTemplate();
 const char* gemvTemplate();
+const char* gemvMmaTemplate();
 const char* checkTemplate();
 const char* updateTemplate();
 const char* transposeTemplate();

@@ -233,7 +233,30 @@ struct AbsorbTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
   }
 };
 
+/// transpose(x) -> reshape(x) when the perm keeps the dims of extent > 1 in their order (it
+/// moves only dims of extent 1): the elements stay in memory order, so it is free, and a
+/// kernel reads it at its own index (a decode step's [1, H, d] -> [H, 1, d]).
+struct TransposeOfUnitDimsIsReshape : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter& rewriter) const override {
+    ArrayRef<int64_t> in = cast<RankedTensorType>(op.getInput().getType()).getShape();
+    int64_t last = -1;
+    for (int64_t p : op.getPerm()) {
+      if (in[static_cast<size_t>(p)] == 1) continue;
+      if (p < last) return failure();
+      last = p;
+    }
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput());
+    return success();
+  }
+};
+
 }  // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet& results, MLIRContext* context) {
+  results.add<TransposeOfUnitDimsIsReshape>(context);
+}
 
 void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet& results, MLIRContext* context) {
   results.add<ComposeBroadcasts>(context);

@@ -18,6 +18,8 @@
 //  result needs in memory, and emits a remark for each refused edge.
 //
 //===----------------------------------------------------------------------===//
+#include "FusionSteps.h"
+
 #include "tg/Compiler/Context.h"
 #include "tg/Dialect/EntryFunction.h"
 #include "tg/Dialect/OpDescription.h"
@@ -312,6 +314,18 @@ class FusionPlan {
         Operation* producer = chain.root.getDefiningOp();
         if (!isKernelOp(producer)) continue;  // argument or constant: an input
         if (sameGroup(producer, &op)) continue;
+        // A concat operand's own copy (kRecomputedAttr) is computed inside the concat's kernel,
+        // at the concat's index; what it reads comes from memory.
+        if (isRecomputed(producer)) {
+          unite(producer, &op);
+          continue;
+        }
+        if (isRecomputed(&op)) {
+          refusals_.push_back({producer, &op,
+                               "the value is read by a concat's operand, which the concat's kernel computes "
+                               "at the index it reads it, from values in memory"});
+          continue;
+        }
         // A value of one per row, read back over the rows of the group that made it.
         std::optional<RowDomain> producerRows = rowsOf(producer);
         const bool rowRead = !chain.linear && producerRows && isRowBroadcast(chain, *producerRows) &&
@@ -463,6 +477,13 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
     if (failed(body)) return signalPassFailure();
     if (!*body) return;
     Block& block = **body;
+
+    // Cheap elementwise values read through a broadcast, transpose or slice are recomputed by
+    // their readers rather than stored by a kernel of their own (RecomputeThroughLayouts.cpp).
+    if (fuse) {
+      recomputeThroughLayouts(block);
+      recomputeConcatOperands(block);
+    }
 
     FusionPlan plan(block, fuse, fuseReductions);
     std::vector<FusionPlan::Refusal> refused = plan.refusals();

@@ -2,17 +2,21 @@
 //
 // Paths:
 //  `gemv`      a matmul bound by the bytes of one operand stored with K contiguous: x @ w^T
-//              (w [N, K]) with M at most 16 (8 for bf16/f16), or A @ x (A [M, K]) with N at
-//              most 16 (8), in f32, bf16 or f16 (tg/Dialect/Gemv.h). Each row of the matrix
-//              is streamed once in 16-byte loads by a group of threads splitting K, against
-//              the vectors held in registers (templates/gemv.cuh). Two-byte operands stop at
-//              8 vectors: past that the CUDA cores' multiply-adds, not the bytes, would bound
-//              it, and the tensor-core paths are faster. The tile is [rows per thread group,
-//              threads per row, threads per block]: threads per row the power of two that
-//              leaves each thread at least two 16-byte chunks of a row (at most 256), 1, 2
-//              or 4 rows per group for 1-2, 3-8 and more vectors (the vectors' loads are
+//              (w [N, K]) with M at most 16, or A @ x (A [M, K]) with N at most 16, in f32,
+//              bf16 or f16 (tg/Dialect/Gemv.h), with 1-2 vectors (and more where gemv_mma does
+//              not apply: up to 16 f32 or 8 two-byte vectors). Each row of the matrix is
+//              streamed once in 16-byte loads by a group of threads splitting K, against the
+//              vectors held in registers (templates/gemv.cuh). The tile is [rows per thread
+//              group, threads per row, threads per block]: threads per row the power of two
+//              that leaves each thread at least two 16-byte chunks of a row (at most 256), 1,
+//              2 or 4 rows per group for 1-2, 3-8 and more vectors (the vectors' loads are
 //              shared by a group's rows), 128 threads a block; fewer rows per group, then
 //              fewer threads per block, while that leaves under two blocks per SM.
+//  `gemv_mma`  the same problems with 3 to 16 vectors, K a whole number of 16-byte chunks, on
+//              sm_80 and newer (f32 as TF32 unless Precision::Accurate): mma.sync takes 16 rows
+//              against 8 vectors at a time, where the CUDA cores' multiply-adds would bound the
+//              kernel (templates/gemv_mma.cuh). The tile is [16, 8 or 16 vectors, warps
+//              splitting K: one per 4 steps of a warp's 64 bytes a row, at most 8].
 //  `wgmma`     sm_90a: bf16/f16 operands, or f32 ones read as TF32 when both are K-major
 //              (A [M, K], B [N, K]: wgmma transposes only 2-byte operands), whose rows TMA
 //              can address (every row stride a multiple of 16 bytes: the contiguous dim of
@@ -47,6 +51,7 @@
 #include "tg/Dialect/LayoutChain.h"
 #include "tg/Transforms/Passes.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace tg {
@@ -109,14 +114,33 @@ std::string whyNotMmaSync(ir::MatmulOp mm, const std::string& arch, bool tf32) {
   return whyUnaligned(mm, "cp.async");
 }
 
-/// The gemv view of `mm` when it takes the gemv path (above): a K-contiguous matrix against
-/// at most 16 f32 or 8 two-byte vectors.
+/// The gemv view of `mm` when it takes a gemv path (above): a K-contiguous matrix against at
+/// most 16 vectors, f32, bf16 or f16.
 std::optional<GemvShape> gemvCandidate(ir::MatmulOp mm) {
   std::optional<GemvShape> g = gemvShape(mm);
   if (!g || g->k == 0) return std::nullopt;
   Type e = cast<RankedTensorType>(mm.getA().getType()).getElementType();
-  if (e.isF32() ? g->vectors <= kGemvMaxVectors : ((e.isBF16() || e.isF16()) && g->vectors <= 8)) return g;
-  return std::nullopt;
+  if (!e.isF32() && !e.isBF16() && !e.isF16()) return std::nullopt;
+  return g;
+}
+
+/// Whether the gemv candidate `g` of `mm` runs on tensor cores (gemv_mma): 3 or more vectors,
+/// K a whole number of 16-byte chunks, sm_80 or newer, and for f32 TF32 allowed. Otherwise
+/// the CUDA-core kernel takes up to 16 f32 or 8 two-byte vectors (empty: neither applies).
+std::string gemvKernel(ir::MatmulOp mm, const GemvShape& g, const std::string& arch, bool tf32) {
+  Type e = cast<RankedTensorType>(mm.getA().getType()).getElementType();
+  const int64_t per = e.isF32() ? 4 : 8;
+  if (g.vectors >= 3 && g.k % per == 0 && smVersion(arch) >= 80 && (!e.isF32() || tf32)) return "gemv_mma";
+  if (g.vectors <= (e.isF32() ? kGemvMaxVectors : 8)) return "gemv";
+  return {};
+}
+
+/// The gemv_mma tile of `g`: [16 rows, the vectors rounded up to 8 or 16, warps splitting K:
+/// one per 4 steps of 4 16-byte chunks a row, at most 8].
+SmallVector<int64_t, 3> gemvMmaTile(const GemvShape& g, int64_t elemBytes) {
+  const int64_t step = 4 * (16 / elemBytes);
+  const int64_t steps = (g.k + step - 1) / step;
+  return {16, g.vectors <= 8 ? 8 : 16, std::clamp<int64_t>(steps / 4, 1, 8)};
 }
 
 /// The gemv tile of `g` for operands of `elemBytes` bytes: [rows per thread group, threads
@@ -227,9 +251,10 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
       for (ir::FusionOp f : gemms) {
         ir::MatmulOp mm;
         f.getBody().walk([&](ir::MatmulOp m) { mm = m; });
+        std::optional<GemvShape> gv = mm ? gemvCandidate(mm) : std::nullopt;
         if (!mm || !cast<RankedTensorType>(mm.getA().getType()).getElementType().isF32() ||
             !whyUnaligned(mm, "TMA").empty() || (!mm.getTransposeA() && mm.getTransposeB()) ||
-            gemvCandidate(mm))
+            (gv && !gemvKernel(mm, *gv, arch, tf32).empty()))
           continue;
         std::string why = whyNoKMajorCopy(f, mm);
         if (!why.empty()) {
@@ -283,8 +308,9 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
         path = "simt", why = "forced (path=simt, TG_MATMUL_PATH)";
       } else if (forcePath == "mma_sync" && notMma.empty()) {
         path = "mma_sync";
-      } else if (gemvCandidate(matmul)) {
-        path = "gemv";
+      } else if (std::optional<GemvShape> gv = gemvCandidate(matmul);
+                 gv && !gemvKernel(matmul, *gv, arch, tf32).empty()) {
+        path = gemvKernel(matmul, *gv, arch, tf32);
       } else if (notWgmma.empty()) {
         path = "wgmma";
       } else if (notMma.empty()) {
@@ -306,6 +332,9 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
       if (path == "gemv") {
         kernel = ir::MatmulPath::gemv;
         tile = gemvTile(*gemvCandidate(matmul), operandType.getIntOrFloatBitWidth() / 8);
+      } else if (path == "gemv_mma") {
+        kernel = ir::MatmulPath::gemv_mma;
+        tile = gemvMmaTile(*gemvCandidate(matmul), operandType.getIntOrFloatBitWidth() / 8);
       } else if (path == "wgmma") {
         // Cooperative (both consumers on each 128 x 256 tile) unless TG_GEMM_SCHEDULE=pingpong
         // asks for ping-pong (each consumer its own 128 x 128 tile, one's epilogue overlapping

@@ -564,6 +564,21 @@ func.func @transpose_identity(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
 
 // -----
 
+// A transpose that moves only dims of extent 1 keeps the elements in order: a reshape (a
+// decode step's [1, H, d] -> [H, 1, d]). One that reorders two dims of extent > 1 stays.
+// CHECK-LABEL: func.func @transpose_of_unit_dims
+// CHECK-SAME: (%[[X:.+]]: tensor<1x16x128xf32>, %[[Y:.+]]: tensor<2x1x3xf32>)
+// CHECK-NEXT: %[[R:.+]] = tg.reshape %[[X]] : tensor<1x16x128xf32> to tensor<16x1x128xf32>
+// CHECK-NEXT: %[[T:.+]] = tg.transpose %[[Y]] perm = [2, 1, 0] : tensor<2x1x3xf32> to tensor<3x1x2xf32>
+// CHECK-NEXT: return %[[R]], %[[T]]
+func.func @transpose_of_unit_dims(%x: tensor<1x16x128xf32>, %y: tensor<2x1x3xf32>) -> (tensor<16x1x128xf32>, tensor<3x1x2xf32>) {
+  %0 = tg.transpose %x perm = [1, 0, 2] : tensor<1x16x128xf32> to tensor<16x1x128xf32>
+  %1 = tg.transpose %y perm = [2, 1, 0] : tensor<2x1x3xf32> to tensor<3x1x2xf32>
+  return %0, %1 : tensor<16x1x128xf32>, tensor<3x1x2xf32>
+}
+
+// -----
+
 // A permutation of equal extents has the same type but is not the identity.
 // CHECK-LABEL: func.func @transpose_square_kept
 // CHECK-SAME: (%[[X:.+]]: tensor<4x4xf32>)

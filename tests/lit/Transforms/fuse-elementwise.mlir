@@ -64,19 +64,70 @@ func.func @bias(%x: tensor<3x4xf32>, %v: tensor<4xf32>) -> tensor<3x4xf32> {
 
 // -----
 
-// A computed value read through a broadcast must be materialized first: two kernels.
+// A cheap computed value read through a broadcast is recomputed by its reader rather than
+// stored by a kernel of its own (RecomputeThroughLayouts.cpp): exp(broadcast(v)), one kernel.
 // CHECK-LABEL: func.func @computed_broadcast
-// CHECK: %[[E:.+]] = tg.fusion elementwise
-// CHECK: tg.exp
-// CHECK: tg.fusion elementwise(%{{.+}}, %[[E]])
-// CHECK: tg.broadcast
-// CHECK: tg.add
+// CHECK: tg.fusion elementwise
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.broadcast
+// CHECK-NEXT: tg.exp
+// CHECK-NEXT: tg.add
+// CHECK-NOT: tg.fusion
+// UNFUSED-LABEL: func.func @computed_broadcast
+// UNFUSED-COUNT-2: tg.fusion elementwise
 func.func @computed_broadcast(%x: tensor<3x4xf32>, %v: tensor<4xf32>) -> tensor<3x4xf32> {
-  // expected-remark @+1 {{not fused into 'tg.add'}}
   %e = tg.exp %v : tensor<4xf32>
   %b = tg.broadcast %e dims = [1] : tensor<4xf32> to tensor<3x4xf32>
   %0 = tg.add %x, %b : tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// A value with another reader stays for it; the broadcast's reader computes its own copy.
+// A slice moves up too (computing only the sliced elements): x1 = slice(cast(y)) is
+// cast(slice(y)) inside the reader.
+// CHECK-LABEL: func.func @recomputed_copies
+// CHECK: %[[E:.+]] = tg.fusion elementwise(%arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tg.exp
+// CHECK-NEXT: tg.yield
+// CHECK: tg.fusion elementwise
+// CHECK-NOT: tg.fusion
+// CHECK: tg.broadcast
+// CHECK-NEXT: tg.exp
+// CHECK: tg.slice
+// CHECK-NEXT: tg.cast
+// CHECK: return %[[E]]
+func.func @recomputed_copies(%x: tensor<3x4xf32>, %v: tensor<4xf32>, %y: tensor<3x8xbf16>) -> (tensor<4xf32>, tensor<3x4xf32>) {
+  %e = tg.exp %v : tensor<4xf32>
+  %b = tg.broadcast %e dims = [1] : tensor<4xf32> to tensor<3x4xf32>
+  %0 = tg.add %x, %b : tensor<3x4xf32>
+  %c = tg.cast %y : tensor<3x8xbf16> to tensor<3x8xf32>
+  %s = tg.slice %c starts = [0, 4] limits = [3, 8] steps = [1, 1] : tensor<3x8xf32> to tensor<3x4xf32>
+  %1 = tg.mul %0, %s : tensor<3x4xf32>
+  return %e, %1 : tensor<4xf32>, tensor<3x4xf32>
+}
+
+// -----
+
+// More than 8 ops above a broadcast are stored once, not recomputed per element read.
+// CHECK-LABEL: func.func @long_chain_broadcast
+// CHECK-COUNT-2: tg.fusion elementwise
+func.func @long_chain_broadcast(%x: tensor<3x4xf32>, %v: tensor<4xf32>) -> tensor<3x4xf32> {
+  %0 = tg.exp %v : tensor<4xf32>
+  %1 = tg.tanh %0 : tensor<4xf32>
+  %2 = tg.exp %1 : tensor<4xf32>
+  %3 = tg.tanh %2 : tensor<4xf32>
+  %4 = tg.exp %3 : tensor<4xf32>
+  %5 = tg.tanh %4 : tensor<4xf32>
+  %6 = tg.exp %5 : tensor<4xf32>
+  %7 = tg.tanh %6 : tensor<4xf32>
+  // expected-remark @+1 {{the value is read through a broadcast/transpose, so it is materialized by its own kernel first}}
+  %8 = tg.exp %7 : tensor<4xf32>
+  %b = tg.broadcast %8 dims = [1] : tensor<4xf32> to tensor<3x4xf32>
+  %r = tg.add %x, %b : tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
 }
 
 // -----
@@ -102,7 +153,7 @@ func.func @cycle(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // -----
 
 // A reshape is a linear index map: fused through. A transposed result is materialized by a
-// copy kernel.
+// copy kernel (the tiled transpose kernel: the values are not recomputed through transposes).
 // CHECK-LABEL: func.func @layout
 // CHECK: tg.fusion elementwise
 // CHECK: tg.exp
@@ -261,4 +312,29 @@ func.func @indexed_reads(%t: tensor<10x4xf32>, %i: tensor<3xi32>, %u: tensor<1x4
   %3 = tg.dynamic_update_slice %2, %u, %p axis = 0 offsets = [0, 0] check = 2 : (tensor<3x4xf32>, tensor<1x4xf32>, tensor<i32>) -> tensor<3x4xf32>
   %4 = tg.abs %3 : tensor<3x4xf32>
   return %4 : tensor<3x4xf32>
+}
+
+// -----
+
+// A rotary embedding's rotate-half, concat(-x2, x1) with x1, x2 the halves of cast(x): each
+// concat operand gets a copy of its own cone marked tg.recomputed, which the concat's kernel
+// computes in the operand's branch at the operand's index. One kernel, reading x; the
+// unmarked cast (read at the kernel's index by the mul) stays a member as before.
+// CHECK-LABEL: func.func @rotate_half
+// CHECK: tg.fusion elementwise(%arg0, %arg1, %arg2)
+// CHECK-DAG: tg.neg {{.+}} {tg.recomputed}
+// CHECK-DAG: tg.cast {{.+}} {tg.recomputed}
+// CHECK: tg.concat
+// CHECK-NOT: tg.fusion
+func.func @rotate_half(%x: tensor<4x8xbf16>, %c: tensor<4x8xf32>, %s: tensor<4x8xf32>) -> tensor<4x8xbf16> {
+  %xf = tg.cast %x : tensor<4x8xbf16> to tensor<4x8xf32>
+  %x1 = tg.slice %xf starts = [0, 0] limits = [4, 4] steps = [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
+  %x2 = tg.slice %xf starts = [0, 4] limits = [4, 8] steps = [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
+  %n = tg.neg %x2 : tensor<4x4xf32>
+  %r = tg.concat %n, %x1 axis = 1 : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x8xf32>
+  %a = tg.mul %xf, %c : tensor<4x8xf32>
+  %b = tg.mul %r, %s : tensor<4x8xf32>
+  %y = tg.add %a, %b : tensor<4x8xf32>
+  %o = tg.cast %y : tensor<4x8xf32> to tensor<4x8xbf16>
+  return %o : tensor<4x8xbf16>
 }

@@ -207,9 +207,13 @@ func.func @matvec_f32(%a: tensor<2048x2048xf32>, %x: tensor<2048x1xf32>) -> tens
 
 // -----
 
-// Sixteen f32 vectors: four rows a group share each load of the vectors.
+// Sixteen f32 vectors: tensor cores (as TF32), 16 rows against 16 vectors, 8 warps splitting
+// K; in full f32 (Precision::Accurate) the CUDA-core kernel, four rows a group sharing each
+// load of the vectors.
 // CHECK-LABEL: func.func @batch16_f32
-// CHECK: matmul = #tg.matmul<path = gemv, arch = "sm_90a", tile = [4, 256, 256], stages = 0
+// CHECK: matmul = #tg.matmul<path = gemv_mma, arch = "sm_90a", tile = [16, 16, 8], stages = 0
+// ACCURATE-LABEL: func.func @batch16_f32
+// ACCURATE: matmul = #tg.matmul<path = gemv, arch = "sm_80", tile = [4, 256, 256], stages = 0
 func.func @batch16_f32(%x: tensor<16x4096xf32>, %w: tensor<4096x4096xf32>) -> tensor<16x4096xf32> {
   %0 = tg.matmul %x, %w transpose_b : tensor<16x4096xf32>, tensor<4096x4096xf32> -> tensor<16x4096xf32>
   return %0 : tensor<16x4096xf32>
@@ -217,22 +221,28 @@ func.func @batch16_f32(%x: tensor<16x4096xf32>, %w: tensor<4096x4096xf32>) -> te
 
 // -----
 
-// Sixteen bf16 vectors would make the CUDA cores' multiply-adds the bound: tensor cores.
+// Sixteen bf16 vectors would make the CUDA cores' multiply-adds the bound: the tensor-core
+// gemv. Seventeen are a gemm.
 // CHECK-LABEL: func.func @batch16_bf16
+// CHECK: matmul = #tg.matmul<path = gemv_mma, arch = "sm_90a", tile = [16, 16, 8]
 // CHECK: matmul = #tg.matmul<path = wgmma
-func.func @batch16_bf16(%x: tensor<16x4096xbf16>, %w: tensor<4096x4096xbf16>) -> tensor<16x4096xbf16> {
+func.func @batch16_bf16(%x: tensor<16x4096xbf16>, %w: tensor<4096x4096xbf16>, %y: tensor<17x4096xbf16>) -> (tensor<16x4096xbf16>, tensor<17x4096xbf16>) {
   %0 = tg.matmul %x, %w transpose_b : tensor<16x4096xbf16>, tensor<4096x4096xbf16> -> tensor<16x4096xbf16>
-  return %0 : tensor<16x4096xbf16>
+  %1 = tg.matmul %y, %w transpose_b : tensor<17x4096xbf16>, tensor<4096x4096xbf16> -> tensor<17x4096xbf16>
+  return %0, %1 : tensor<16x4096xbf16>, tensor<17x4096xbf16>
 }
 
 // -----
 
-// Decode attention scores, q @ keys^T per kv head (rows of 128 elements: 8 threads a row).
-// 640 rows x 4 heads make too few blocks of 128 threads and 2 rows a group: 1 row a group,
-// 64 threads a block.
+// Decode attention scores, q @ keys^T per kv head, 4 query heads a kv head: the tensor-core
+// gemv; rows of 128 elements are 4 steps of a warp, so one warp a block. Two vectors (2
+// query heads a kv head) stay on the CUDA cores: rows of 128 elements are 8 threads a row,
+// and 640 rows x 4 heads make too few blocks of 128 threads: 64 threads a block.
 // CHECK-LABEL: func.func @scores_bf16
+// CHECK: matmul = #tg.matmul<path = gemv_mma, arch = "sm_90a", tile = [16, 8, 1], stages = 0
 // CHECK: matmul = #tg.matmul<path = gemv, arch = "sm_90a", tile = [1, 8, 64], stages = 0
-func.func @scores_bf16(%q: tensor<4x4x128xbf16>, %k: tensor<4x640x128xbf16>) -> tensor<4x4x640xbf16> {
+func.func @scores_bf16(%q: tensor<4x4x128xbf16>, %k: tensor<4x640x128xbf16>, %q2: tensor<4x2x128xbf16>) -> (tensor<4x4x640xbf16>, tensor<4x2x640xbf16>) {
   %0 = tg.matmul %q, %k transpose_b : tensor<4x4x128xbf16>, tensor<4x640x128xbf16> -> tensor<4x4x640xbf16>
-  return %0 : tensor<4x4x640xbf16>
+  %1 = tg.matmul %q2, %k transpose_b : tensor<4x2x128xbf16>, tensor<4x640x128xbf16> -> tensor<4x2x640xbf16>
+  return %0, %1 : tensor<4x4x640xbf16>, tensor<4x2x640xbf16>
 }

@@ -28,6 +28,12 @@ inline bool isIndexedRead(mlir::Operation* op) {
   return op && mlir::isa<ir::ConcatOp, ir::GatherOp, ir::DynamicSliceOp, ir::DynamicUpdateSliceOp>(op);
 }
 
+/// Marks an elementwise op that tg-fuse copied for one concat operand (RecomputeThroughLayouts.cpp):
+/// the concat's kernel computes it per element at the index the concat reads the operand, not
+/// at the kernel's own index.
+inline constexpr const char* kRecomputedAttr = "tg.recomputed";
+inline bool isRecomputed(mlir::Operation* op) { return op && op->hasAttr(kRecomputedAttr); }
+
 /// The value of `v` when a splat tg.constant defines it (null otherwise). The fuser clones
 /// such constants into kernels, so every emitter reads them as literals.
 inline mlir::DenseElementsAttr splatValue(mlir::Value v) {

@@ -82,6 +82,7 @@ def Tg_MatmulPath : I64EnumAttr<"MatmulPath", "the kernel a gemm fusion runs", [
     I64EnumAttrCase<"mma_sync", 1>,
     I64EnumAttrCase<"simt", 2>,
     I64EnumAttrCase<"gemv", 3>,
+    I64EnumAttrCase<"gemv_mma", 4>,
   ]> {
   let cppNamespace = "::tg::ir";
 }

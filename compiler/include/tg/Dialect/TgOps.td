@@ -333,6 +333,8 @@ def Tg_TransposeOp : Tg_Op<"transpose", [Pure, Tg_ShapeRules]> {
   let results = (outs Tg_Tensor:$result);
   let assemblyFormat = "$input `perm` `=` $perm attr-dict `:` type($input) `to` type($result)";
   let hasFolder = 1;
+  // A transpose that moves only dims of extent 1 keeps the elements in order: a reshape.
+  let hasCanonicalizer = 1;
 }
 
 def Tg_SliceOp : Tg_Op<"slice", [Pure, Tg_ShapeRules]> {
