@@ -14,6 +14,8 @@
 //                                   stored [K, N] or [N, K]), batches with either operand
 //                                   shared, K not a multiple of 16 bytes (element loads),
 //                                   K shorter than a chunk a thread.
+//  GpuMatmul.GemvReadsACacheWindowInPlace  q @ keys^T with keys a layer's window of a cache:
+//                                   values, and one kernel (no copy of the window).
 //  GpuMatmul.BatchedAndBroadcast    [3,65,129] @ [3,129,33]; [2,256,128] @ [128,64] (B shared).
 //  GpuMatmul.LinearGeluIsOneKernel  gelu(X @ W^T + b), both gelu formulas: values, and one
 //                                   kernel per call (the epilogue fused into the GEMM); also
@@ -362,6 +364,33 @@ TEST(GpuMatmul, Tf32MnMajorOperandsAreCopiedForWgmma) {
   const std::vector<float> xv = x.to_vector<float>();
   const Reference r = referenceMatmul(p, xv, xv);
   expectMatches(tg::jit(gram)(x), p, DType::F32, DType::F32, r, r.c, kIdentity);
+}
+
+// A gemv reads a layer's window of a [layers, heads, positions, dim] cache in place (no copy
+// kernel; tg-select-matmul moves the slice into the gemm): every layer's window, on the
+// CUDA-core (2 vectors) and tensor-core (4 vectors) kernels, bf16 and f32.
+TEST(GpuMatmul, GemvReadsACacheWindowInPlace) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  uint64_t seed = 480;
+  for (DType d : {DType::BF16, DType::F32})
+    for (int64_t m : {2, 4}) {
+      Tensor cache = tg::randn({3, 2, 40, 64}, d, seed += 2, Device::CUDA);
+      Tensor q = tg::randn({2, m, 64}, d, seed + 1, Device::CUDA);
+      for (int64_t layer = 0; layer < 3; ++layer) {
+        auto f = tg::jit([layer](const Tensor& x, const Tensor& c) {
+          Tensor keys = tg::reshape(tg::slice(c, 0, layer, layer + 1), {2, 40, 64});
+          return tg::matmul(x, tg::transpose(keys, 1, 2));
+        });
+        const Problem p{.m = m, .k = 64, .n = 40, .transB = true, .batch = 2};
+        SCOPED_TRACE(p.str(d) + " from layer " + std::to_string(layer));
+        Tensor window = tg::reshape(tg::slice(cache.to(Device::CPU), 0, layer, layer + 1), {2, 40, 64});
+        const Reference r = referenceMatmul(p, q.to_vector<float>(), window.to_vector<float>());
+        expectMatches(f(q, cache), p, d, d, r, r.c, kIdentity);
+        const tg::JitReport report = f.report();
+        ASSERT_EQ(report.graphs.size(), 1u);
+        EXPECT_EQ(report.graphs[0].kernels, 1u) << "the window is read in place, not copied first";
+      }
+    }
 }
 
 TEST(GpuMatmul, BatchedAndBroadcast) {

@@ -17,16 +17,22 @@ using namespace mlir;
 
 namespace tg::codegen {
 
-FailureOr<GemmProblem> gemmProblem(ir::FusionOp fusion, ir::MatmulOp mm) {
-  // Operands are kernel inputs, possibly through reshapes (same bytes).
-  auto inputIndex = [&](Value v) -> int {
+FailureOr<GemmProblem> gemmProblem(ir::FusionOp fusion, ir::MatmulOp mm, bool windows) {
+  // Operands are kernel inputs, possibly through reshapes (same bytes) or, for the gemv paths,
+  // a contiguous window of one (an element offset).
+  auto inputIndex = [&](Value v, int64_t& offset) -> int {
     LayoutChain chain = traceLayout(v);
     auto arg = dyn_cast<BlockArgument>(chain.root);
-    return (arg && chain.linear) ? static_cast<int>(arg.getArgNumber()) : -1;
+    if (!arg) return -1;
+    if (chain.linear) return static_cast<int>(arg.getArgNumber());
+    std::optional<int64_t> window = windows ? contiguousWindowOffset(chain) : std::nullopt;
+    if (!window) return -1;
+    offset = *window;
+    return static_cast<int>(arg.getArgNumber());
   };
   GemmProblem p;
-  p.inputA = inputIndex(mm.getA());
-  p.inputB = inputIndex(mm.getB());
+  p.inputA = inputIndex(mm.getA(), p.offsetA);
+  p.inputB = inputIndex(mm.getB(), p.offsetB);
   if (p.inputA < 0 || p.inputB < 0)
     return fusion.emitOpError("matmul operands must be contiguous inputs");
   auto ta = cast<RankedTensorType>(mm.getA().getType()), tb = cast<RankedTensorType>(mm.getB().getType());

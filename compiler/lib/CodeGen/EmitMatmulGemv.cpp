@@ -26,7 +26,7 @@ FailureOr<KernelEmission> emitMatmulGemv(ir::FusionOp fusion, ir::MatmulOp mm,
   std::optional<GemvShape> g = gemvShape(mm);
   if (!g) return fusion.emitOpError("the gemv path needs a K-contiguous operand against at most ")
               << kGemvMaxVectors << " vectors";
-  FailureOr<GemmProblem> problem = gemmProblem(fusion, mm);
+  FailureOr<GemmProblem> problem = gemmProblem(fusion, mm, /*windows=*/true);
   if (failed(problem)) return failure();
   const GemmProblem& p = *problem;
   if (p.dtype != DType::F32 && p.dtype != DType::BF16 && p.dtype != DType::F16)
@@ -51,6 +51,7 @@ FailureOr<KernelEmission> emitMatmulGemv(ir::FusionOp fusion, ir::MatmulOp mm,
   const int w = g->matrixIsB ? p.inputB : p.inputA, x = g->matrixIsB ? p.inputA : p.inputB;
   const int64_t wBatch = g->matrixIsB ? p.batchStrideB : p.batchStrideA;
   const int64_t xBatch = g->matrixIsB ? p.batchStrideA : p.batchStrideB;
+  const int64_t wOffset = g->matrixIsB ? p.offsetB : p.offsetA, xOffset = g->matrixIsB ? p.offsetA : p.offsetB;
   const int64_t S = g->vectors, K = p.k;
   int64_t xs, xk;
   if (g->matrixIsB)
@@ -62,7 +63,10 @@ FailureOr<KernelEmission> emitMatmulGemv(ir::FusionOp fusion, ir::MatmulOp mm,
   // vectors; the tensor-core kernel loads k-major vectors element by element).
   const bool contiguousChunks =
       xk == 1 ? (S == 1 || xs % per == 0) : (mma || (xs == 1 && xk == S));
-  const int64_t vec = (K % per == 0 && wBatch % per == 0 && xBatch % per == 0 && contiguousChunks) ? per : 1;
+  const int64_t vec = (K % per == 0 && wBatch % per == 0 && xBatch % per == 0 && wOffset % per == 0 &&
+                       xOffset % per == 0 && contiguousChunks)
+                          ? per
+                          : 1;
 
   std::ostringstream os;
   os << "struct TgBody {\n";
@@ -73,10 +77,10 @@ FailureOr<KernelEmission> emitMatmulGemv(ir::FusionOp fusion, ir::MatmulOp mm,
   os << "  typedef " << storageType(p.dtype) << " Elem;\n";
   os << gemmBodyPointers(fusion);
   os << "  static __device__ __forceinline__ float cvt(Elem e) { return " << loadConvert(p.dtype, "e") << "; }\n";
-  os << "  __device__ __forceinline__ const Elem* w(long long b) const { return in" << w << " + b * " << wBatch
-     << "ll; }\n";
-  os << "  __device__ __forceinline__ const Elem* x(long long b) const { return in" << x << " + b * " << xBatch
-     << "ll; }\n";
+  os << "  __device__ __forceinline__ const Elem* w(long long b) const { return in" << w << " + " << wOffset
+     << "ll + b * " << wBatch << "ll; }\n";
+  os << "  __device__ __forceinline__ const Elem* x(long long b) const { return in" << x << " + " << xOffset
+     << "ll + b * " << xBatch << "ll; }\n";
   os << "  __device__ __forceinline__ bool aligned() const { return tg_aligned16(in" << w
      << ") && tg_aligned16(in" << x << "); }\n";
   os << "  __device__ __forceinline__ void out(long long b, int s, long long r, float v) const { store(b, "

@@ -17,6 +17,10 @@
 //              against 8 vectors at a time, where the CUDA cores' multiply-adds would bound the
 //              kernel (templates/gemv_mma.cuh). The tile is [16, 8 or 16 vectors, warps
 //              splitting K: one per 4 steps of a warp's 64 bytes a row, at most 8].
+//              Both gemv kernels read an operand at an offset, so an operand that a copy
+//              kernel took as a contiguous window of a larger value (a layer's keys from a
+//              [layers, heads, positions, dim] cache) is read there in place: the window's
+//              layout chain moves into the gemm, and the copy kernel goes.
 //  `wgmma`     sm_90a: bf16/f16 operands, or f32 ones read as TF32 when both are K-major
 //              (A [M, K], B [N, K]: wgmma transposes only 2-byte operands), whose rows TMA
 //              can address (every row stride a multiple of 16 bytes: the contiguous dim of
@@ -50,6 +54,8 @@
 #include "tg/Dialect/Gemv.h"
 #include "tg/Dialect/LayoutChain.h"
 #include "tg/Transforms/Passes.h"
+
+#include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -190,6 +196,39 @@ void copyToKMajor(ir::FusionOp fusion, ir::MatmulOp mm, int index) {
     mm.setTransposeB(true);
 }
 
+/// Makes the gemv `fusion` read operand `index` (0: A, 1: B) of `mm` where a copy kernel took
+/// it from: when that kernel (an elementwise fusion of layout ops alone) copies a contiguous
+/// window of its input (reshapes and slices that keep whole trailing dims: a layer's keys in a
+/// [layers, heads, positions, dim] cache), the chain moves inside `fusion`, which reads the
+/// window in place (gemmProblem's offset), and the copy kernel goes when nothing else reads it.
+/// Returns the copy when it became unused.
+ir::FusionOp readWindowInPlace(ir::FusionOp fusion, ir::MatmulOp mm, int index) {
+  LayoutChain inner = traceLayout(mm->getOperand(index));
+  auto arg = dyn_cast<BlockArgument>(inner.root);
+  if (!arg || !inner.linear) return {};
+  auto copy = fusion.getInputs()[arg.getArgNumber()].getDefiningOp<ir::FusionOp>();
+  if (!copy || copy.getKind() != ir::FusionKind::elementwise || copy->getNumResults() != 1 ||
+      copy.getInputs().size() != 1)
+    return {};
+  Block& copyBody = copy.getBody().front();
+  for (Operation& op : copyBody.without_terminator())
+    if (!isLayoutOp(&op)) return {};
+  LayoutChain window = traceLayout(cast<ir::YieldOp>(copyBody.getTerminator()).getOperand(0));
+  if (window.root != copyBody.getArgument(0) || !contiguousWindowOffset(window)) return {};
+
+  fusion->insertOperands(fusion->getNumOperands(), ValueRange{copy.getInputs()[0]});
+  Block& body = fusion.getBody().front();
+  Value whole = body.addArgument(copy.getInputs()[0].getType(), fusion.getLoc());
+  OpBuilder b = OpBuilder::atBlockBegin(&body);
+  IRMapping map;
+  map.map(copyBody.getArgument(0), whole);
+  for (Operation* op : llvm::reverse(window.ops)) b.clone(*op, map);
+  arg.replaceAllUsesWith(map.lookup(cast<ir::YieldOp>(copyBody.getTerminator()).getOperand(0)));
+  return copy.getResult(0).use_empty() || llvm::all_of(copy.getResult(0).getUsers(), [&](Operation* u) { return u == fusion; })
+             ? copy
+             : ir::FusionOp();
+}
+
 /// Drops the inputs of `fusion` that nothing inside it reads any more.
 void dropUnusedInputs(ir::FusionOp fusion) {
   Block& body = fusion.getBody().front();
@@ -276,6 +315,7 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
       }
     }
 
+    llvm::SetVector<Operation*> windowCopies;  // copy kernels the gemv kernels made unused
     getOperation().walk([&](ir::FusionOp fusion) {
       if (fusion.getKind() != ir::FusionKind::gemm) return;
       ir::MatmulOp matmul;
@@ -362,11 +402,19 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
         const int64_t t = tiles(64, 64) >= 100 ? 64 : 32;
         tile = {t, t, 16};
       }
+      if (path == "gemv" || path == "gemv_mma") {
+        // The gemv kernels read an operand at an offset: a contiguous window needs no copy.
+        for (int index : {0, 1})
+          if (ir::FusionOp copy = readWindowInPlace(fusion, matmul, index)) windowCopies.insert(copy);
+        dropUnusedInputs(fusion);
+      }
       auto found = copied.find(fusion);
       fusion.setMatmulAttr(ir::MatmulConfigAttr::get(
           &getContext(), kernel, arch, b.getDenseI64ArrayAttr(tile), stages, schedule,
           found == copied.end() ? "" : found->second, why));
     });
+    for (Operation* copy : windowCopies)
+      if (copy->use_empty()) copy->erase();
   }
 };
 

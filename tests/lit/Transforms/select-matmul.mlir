@@ -246,3 +246,32 @@ func.func @scores_bf16(%q: tensor<4x4x128xbf16>, %k: tensor<4x640x128xbf16>, %q2
   %1 = tg.matmul %q2, %k transpose_b : tensor<4x2x128xbf16>, tensor<4x640x128xbf16> -> tensor<4x2x640xbf16>
   return %0, %1 : tensor<4x4x640xbf16>, tensor<4x2x640xbf16>
 }
+
+// -----
+
+// The gemv kernels read an operand in place when a copy kernel would only take a contiguous
+// window of it: a layer's keys [kv, S, d] out of a cache [layers, kv, S, d]. The copy kernel
+// goes; the slice moves into the gemm, which reads the cache at the window's offset.
+// CHECK-LABEL: func.func @cache_window
+// CHECK-NOT: tg.fusion elementwise
+// CHECK: tg.fusion gemm(%{{.+}}, %arg1) {matmul = #tg.matmul<path = gemv_mma
+// CHECK: tg.slice
+// CHECK-SAME: starts = [1, 0, 0, 0]
+func.func @cache_window(%q: tensor<2x4x64xbf16>, %cache: tensor<3x2x40x64xbf16>) -> tensor<2x4x40xbf16> {
+  %s = tg.slice %cache starts = [1, 0, 0, 0] limits = [2, 2, 40, 64] steps = [1, 1, 1, 1] : tensor<3x2x40x64xbf16> to tensor<1x2x40x64xbf16>
+  %k = tg.reshape %s : tensor<1x2x40x64xbf16> to tensor<2x40x64xbf16>
+  %0 = tg.matmul %q, %k transpose_b : tensor<2x4x64xbf16>, tensor<2x40x64xbf16> -> tensor<2x4x40xbf16>
+  return %0 : tensor<2x4x40xbf16>
+}
+
+// -----
+
+// A strided window (every other position) is not contiguous: the copy kernel stays.
+// CHECK-LABEL: func.func @strided_window
+// CHECK: tg.fusion elementwise
+// CHECK: tg.fusion gemm
+func.func @strided_window(%q: tensor<2x4x64xbf16>, %cache: tensor<2x80x64xbf16>) -> tensor<2x4x40xbf16> {
+  %k = tg.slice %cache starts = [0, 0, 0] limits = [2, 80, 64] steps = [1, 2, 1] : tensor<2x80x64xbf16> to tensor<2x40x64xbf16>
+  %0 = tg.matmul %q, %k transpose_b : tensor<2x4x64xbf16>, tensor<2x40x64xbf16> -> tensor<2x4x40xbf16>
+  return %0 : tensor<2x4x40xbf16>
+}

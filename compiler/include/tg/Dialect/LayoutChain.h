@@ -15,6 +15,8 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+
 namespace tg {
 
 inline bool isLayoutOp(mlir::Operation* op) {
@@ -60,6 +62,33 @@ inline LayoutChain traceLayout(mlir::Value v) {
   }
   chain.root = v;
   return chain;
+}
+
+/// The element offset at which `chain`'s value is a contiguous window of its root: element i of
+/// the value is element offset + i of the root, as for reshapes and for slices that keep
+/// whole trailing dims (a layer's [kv, S, d] of a cache [L, kv, S, d]). Nothing for any other
+/// chain (a broadcast, a transpose, a strided or partial-row slice).
+inline std::optional<int64_t> contiguousWindowOffset(const LayoutChain& chain) {
+  int64_t offset = 0;
+  for (mlir::Operation* op : llvm::reverse(chain.ops)) {
+    if (mlir::isa<ir::ReshapeOp>(op)) continue;
+    auto slice = mlir::dyn_cast<ir::SliceOp>(op);
+    if (!slice) return std::nullopt;
+    llvm::ArrayRef<int64_t> shape = mlir::cast<mlir::RankedTensorType>(slice.getInput().getType()).getShape();
+    llvm::ArrayRef<int64_t> starts = slice.getStarts(), limits = slice.getLimits(), steps = slice.getSteps();
+    // Dims before the first partial one select one index each; dims after it are whole.
+    bool partialSeen = false;
+    int64_t stride = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      const int64_t extent = limits[d] - starts[d];
+      if (extent > 1 && steps[d] != 1) return std::nullopt;
+      if (partialSeen && extent != 1) return std::nullopt;
+      if (extent != shape[d]) partialSeen = true;
+      offset += starts[d] * stride;
+      stride *= shape[d];
+    }
+  }
+  return offset;
 }
 
 /// A copy kernel for the layout value `v`: an elementwise tg.fusion at `b`'s insertion point
