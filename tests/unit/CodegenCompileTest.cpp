@@ -479,9 +479,9 @@ TEST(KernelCount, RotaryEmbeddingIsOneKernelThatCompiles) {
 }
 
 // Matmuls bound by one operand's bytes take a gemv path (tg/Dialect/Gemv.h) in each of its
-// forms: the CUDA-core kernel for 1-2 vectors or K not in 16-byte chunks (16-byte loads
-// exactly where the shapes allow them), the tensor-core kernel for 3 to 16; they fuse their
-// epilogue and compile. The other forms keep the gemm paths.
+// forms: the CUDA-core kernel for f32, for 1-2 two-byte vectors or K not in 16-byte chunks
+// (16-byte loads exactly where the shapes allow them), the tensor-core kernel for 3 to 16
+// two-byte vectors; they fuse their epilogue and compile. The other forms keep the gemm paths.
 TEST(KernelCount, SkinnyMatmulsAreGemvKernelsThatCompile) {
   struct Case {
     const char* name;
@@ -492,15 +492,15 @@ TEST(KernelCount, SkinnyMatmulsAreGemvKernelsThatCompile) {
   const DType bf = DType::BF16, f = DType::F32, h = DType::F16;
   const Case cases[] = {
       {"decode x @ w^T + silu", {{1, 2048}, bf}, {{5632, 2048}, bf}, false, true, "gemv (1 row(s) x 128 threads, 128 a block, 16-byte loads)"},
-      {"A @ x[K, 4]", {{2048, 2048}, f}, {{2048, 4}, f}, false, false, "gemv (tensor cores, tf32, 16 rows x 8 vectors, 8 warp(s)"},
+      {"A @ x[K, 4]", {{2048, 2048}, f}, {{2048, 4}, f}, false, false, "gemv (2 row(s) x 256 threads, 256 a block, 16-byte loads)"},
       {"A @ x[K, 2]", {{2048, 2048}, f}, {{2048, 2}, f}, false, false, "gemv (1 row(s) x 256 threads, 256 a block, 16-byte loads)"},
-      {"x^T stored [K, M]", {{512, 8}, f}, {{700, 512}, f}, true, true, "tensor cores, tf32"},
+      {"x^T stored [K, M]", {{512, 8}, f}, {{700, 512}, f}, true, true, "gemv (1 row(s) x 64 threads, 128 a block, 16-byte loads)"},
       {"A @ x stored [N, K]", {{512, 256}, h}, {{2, 256}, h}, false, true, "16-byte loads"},
       {"K = 33", {{3, 33}, bf}, {{65, 33}, bf}, false, true, "element loads"},
       {"x [K, 3]", {{100, 64}, bf}, {{64, 3}, bf}, false, false, "gemv (tensor cores, 16 rows x 8 vectors, 1 warp(s)"},
       {"A's rows of 60 bf16 are not 16-byte multiples", {{100, 60}, bf}, {{60, 3}, bf}, false, false, "element loads"},
       {"batched scores", {{4, 4, 128}, bf}, {{4, 640, 128}, bf}, false, true, "gemv (tensor cores, 16 rows x 8 vectors, 1 warp(s)"},
-      {"16 f32 vectors", {{16, 4096}, f}, {{4096, 4096}, f}, false, true, "gemv (tensor cores, tf32, 16 rows x 16 vectors, 8 warp(s)"},
+      {"16 f32 vectors", {{16, 4096}, f}, {{4096, 4096}, f}, false, true, "gemv (4 row(s) x 256 threads"},
       {"16 bf16 vectors", {{16, 4096}, bf}, {{4096, 4096}, bf}, false, true, "gemv (tensor cores, 16 rows x 16 vectors"},
       {"17 vectors: a gemm", {{17, 4096}, bf}, {{4096, 4096}, bf}, false, true, "wgmma"},
       {"x @ w with w [K, N]: not K-contiguous", {{1, 2048}, bf}, {{2048, 4096}, bf}, false, false, "wgmma"},

@@ -38,6 +38,7 @@ FailureOr<KernelEmission> emitMatmulGemv(ir::FusionOp fusion, ir::MatmulOp mm,
     // [16 rows, vectors rounded up to 8 or 16, warps splitting K]
     if (tile[0] != 16 || (tile[1] != 8 && tile[1] != 16) || tile[1] < g->vectors || tile[2] > 32)
       return fusion.emitOpError("gemv_mma tile must be [16, 8 or 16 (at least the vectors), warps <= 32]");
+    if (p.dtype == DType::F32) return fusion.emitOpError("the gemv_mma path takes bf16 or f16 operands");
     if (p.k % per != 0)
       return fusion.emitOpError("the gemv_mma path needs K a multiple of ") << per << " elements";
   }
@@ -91,7 +92,7 @@ FailureOr<KernelEmission> emitMatmulGemv(ir::FusionOp fusion, ir::MatmulOp mm,
 
   std::ostringstream summary;
   if (mma)
-    summary << "gemv (tensor cores" << (p.dtype == DType::F32 ? ", tf32" : "") << ", 16 rows x " << tpr
+    summary << "gemv (tensor cores, 16 rows x " << tpr
             << " vectors, " << tile[2] << " warp(s) splitting K): ";
   else
     summary << "gemv (" << rpg << " row(s) x " << tpr << " threads, " << threads << " a block, "
@@ -101,8 +102,8 @@ FailureOr<KernelEmission> emitMatmulGemv(ir::FusionOp fusion, ir::MatmulOp mm,
   if (int ops = gemmEpilogueOps(fusion)) summary << " + " << ops << " epilogue op(s)";
   std::ostringstream defines;
   if (mma)
-    defines << "#define TG_WARPS " << tile[2] << "\n#define TG_TILES " << tpr / 8 << "\n#define TG_TF32 "
-            << (p.dtype == DType::F32 ? 1 : 0) << "\n#define TG_F16 " << (p.dtype == DType::F16 ? 1 : 0) << "\n";
+    defines << "#define TG_WARPS " << tile[2] << "\n#define TG_TILES " << tpr / 8 << "\n#define TG_F16 "
+            << (p.dtype == DType::F16 ? 1 : 0) << "\n";
   else
     defines << "#define TG_THREADS " << threads << "\n#define TG_TPR " << tpr << "\n#define TG_RPG " << rpg << "\n";
 

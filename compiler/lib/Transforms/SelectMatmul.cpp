@@ -3,8 +3,8 @@
 // Paths:
 //  `gemv`      a matmul bound by the bytes of one operand stored with K contiguous: x @ w^T
 //              (w [N, K]) with M at most 16, or A @ x (A [M, K]) with N at most 16, in f32,
-//              bf16 or f16 (tg/Dialect/Gemv.h), with 1-2 vectors (and more where gemv_mma does
-//              not apply: up to 16 f32 or 8 two-byte vectors). Each row of the matrix is
+//              bf16 or f16 (tg/Dialect/Gemv.h): f32 with up to 16 vectors, two-byte operands
+//              with 1-2 (and up to 8 where gemv_mma does not apply). Each row of the matrix is
 //              streamed once in 16-byte loads by a group of threads splitting K, against the
 //              vectors held in registers (templates/gemv.cuh). The tile is [rows per thread
 //              group, threads per row, threads per block]: threads per row the power of two
@@ -12,8 +12,9 @@
 //              2 or 4 rows per group for 1-2, 3-8 and more vectors (the vectors' loads are
 //              shared by a group's rows), 128 threads a block; fewer rows per group, then
 //              fewer threads per block, while that leaves under two blocks per SM.
-//  `gemv_mma`  the same problems with 3 to 16 vectors, K a whole number of 16-byte chunks, on
-//              sm_80 and newer (f32 as TF32 unless Precision::Accurate): mma.sync takes 16 rows
+//  `gemv_mma`  the same problems in bf16/f16 with 3 to 16 vectors, K a whole number of 16-byte
+//              chunks, on sm_80 and newer (f32 stays on the CUDA cores: faster there as
+//              measured, and exact): mma.sync takes 16 rows
 //              against 8 vectors at a time, where the CUDA cores' multiply-adds would bound the
 //              kernel (templates/gemv_mma.cuh). The tile is [16, 8 or 16 vectors, warps
 //              splitting K: one per 4 steps of a warp's 64 bytes a row, at most 8].
@@ -130,13 +131,16 @@ std::optional<GemvShape> gemvCandidate(ir::MatmulOp mm) {
   return g;
 }
 
-/// Whether the gemv candidate `g` of `mm` runs on tensor cores (gemv_mma): 3 or more vectors,
-/// K a whole number of 16-byte chunks, sm_80 or newer, and for f32 TF32 allowed. Otherwise
-/// the CUDA-core kernel takes up to 16 f32 or 8 two-byte vectors (empty: neither applies).
+/// Whether the gemv candidate `g` of `mm` runs on tensor cores (gemv_mma): bf16/f16 with 3 or
+/// more vectors, K a whole number of 16-byte chunks, sm_80 or newer. Otherwise the CUDA-core
+/// kernel takes up to 16 f32 or 8 two-byte vectors (empty: neither applies). f32 stays on the
+/// CUDA cores, in full f32: on the H200 that measured faster than gemv_mma's TF32 for 16
+/// vectors (50.7 vs 61.4 us at 16 x 4096 x 4096, benchmarks/RESULTS.md), and exact.
 std::string gemvKernel(ir::MatmulOp mm, const GemvShape& g, const std::string& arch, bool tf32) {
+  (void)tf32;
   Type e = cast<RankedTensorType>(mm.getA().getType()).getElementType();
   const int64_t per = e.isF32() ? 4 : 8;
-  if (g.vectors >= 3 && g.k % per == 0 && smVersion(arch) >= 80 && (!e.isF32() || tf32)) return "gemv_mma";
+  if (!e.isF32() && g.vectors >= 3 && g.k % per == 0 && smVersion(arch) >= 80) return "gemv_mma";
   if (g.vectors <= (e.isF32() ? kGemvMaxVectors : 8)) return "gemv";
   return {};
 }

@@ -1,41 +1,19 @@
 // ---- Matrix-vector kernel on tensor cores (compiler/lib/CodeGen/templates/gemv_mma.cuh) ----
 // The gemv problem of templates/gemv.cuh (the same TgBody) for 3 to 16 vectors, where the
-// CUDA cores' multiply-adds would bound the kernel: mma.sync computes 16 rows of W against 8
-// vectors at a time (m16n8k16 for bf16/f16, m16n8k8 for f32 read as TF32). The emitter
-// defines TG_NAME, TG_WARPS (warps per block, splitting K), TG_TILES (8-vector tiles: 1 or 2),
-// TG_TF32 and TG_F16. Each block computes 16 rows of one batch.
+// CUDA cores' multiply-adds would bound the kernel: mma.sync m16n8k16 computes 16 rows of a
+// bf16/f16 W against 8 vectors at a time. The emitter defines TG_NAME, TG_WARPS (warps per
+// block, splitting K), TG_TILES (8-vector tiles: 1 or 2) and TG_F16. Each block computes 16
+// rows of one batch.
 //
 // Fragments come straight from global memory in 16-byte loads. The dot product does not
 // depend on the order of k, so each lane loads the 16 bytes at k = 4 * kPer * step + kPer * t
 // (t = lane % 4) of row g and row g + 8 (g = lane / 4) and of vector g, and hands the first
 // half to one mma and the second half to another as if they were the k positions the
-// fragment layout assigns to it (2t, 2t + 1 | 2t + 8, 2t + 9 for k16; t | t + 4 for k8). A and
-// B use the same assignment, so every product pairs the same k. Partial sums of the warps
+// fragment layout assigns to it (2t, 2t + 1 | 2t + 8, 2t + 9). A and B use the same
+// assignment, so every product pairs the same k. Partial sums of the warps
 // meet in shared memory; the first warp stores them through the fused epilogue.
-#if TG_TF32
-__device__ __forceinline__ unsigned tg_gemv_tf32(unsigned bits) {
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(bits)));
-  return r;
-}
-#endif
-
 // Two k-halves of one 16-byte chunk of rows g, g + 8 (a0, a1) against vector chunk b.
 __device__ __forceinline__ void tg_gemv_mma(float (&c)[4], const uint4& a0, const uint4& a1, const uint4& b) {
-#if TG_TF32
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(tg_gemv_tf32(a0.x)), "r"(tg_gemv_tf32(a1.x)), "r"(tg_gemv_tf32(a0.y)), "r"(tg_gemv_tf32(a1.y)),
-        "r"(tg_gemv_tf32(b.x)), "r"(tg_gemv_tf32(b.y)));
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(tg_gemv_tf32(a0.z)), "r"(tg_gemv_tf32(a1.z)), "r"(tg_gemv_tf32(a0.w)), "r"(tg_gemv_tf32(a1.w)),
-        "r"(tg_gemv_tf32(b.z)), "r"(tg_gemv_tf32(b.w)));
-#else
 #if TG_F16
 #define TG_GEMV_MMA "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
 #else
@@ -48,7 +26,6 @@ __device__ __forceinline__ void tg_gemv_mma(float (&c)[4], const uint4& a0, cons
                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                : "r"(a0.z), "r"(a1.z), "r"(a0.w), "r"(a1.w), "r"(b.z), "r"(b.w));
 #undef TG_GEMV_MMA
-#endif
 }
 
 // kPer consecutive elements p[0], p[stride], ... as 16 bytes: one load when contiguous and
@@ -82,22 +59,33 @@ extern "C" __global__ void __launch_bounds__(TG_WARPS * 32) TG_NAME(const TgBody
   float c[TG_TILES][4];
 #pragma unroll
   for (int j = 0; j < TG_TILES; ++j) c[j][0] = c[j][1] = c[j][2] = c[j][3] = 0.0f;
+  // The warp's steps in groups of kGroup: every load of a group is issued before its mmas, so
+  // that each warp keeps kGroup KB of the matrix in flight (a step past the warp's share, or
+  // past K, loads zeros).
+  constexpr int kGroup = 4;
   const long long first = warp * kPerWarp;
-  const long long last = first + kPerWarp < kSteps ? first + kPerWarp : kSteps;
-#pragma unroll 4
-  for (long long step = first; step < last; ++step) {
-    const long long k = step * kStep + t * kPer;
-    const bool inside = k < TgBody::kK;  // kK is a multiple of kPer: a chunk is all in or all out
-    const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
-    const uint4 a0 = inside ? tg_gemv_chunk<1>(rowA + k, aligned) : zero;
-    const uint4 a1 = inside ? tg_gemv_chunk<1>(rowB + k, aligned) : zero;
+  const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll 1
+  for (long long s0 = 0; s0 < kPerWarp; s0 += kGroup) {
+    uint4 a0[kGroup], a1[kGroup], x[kGroup][TG_TILES];
 #pragma unroll
-    for (int j = 0; j < TG_TILES; ++j) {
-      const int s = j * 8 + g;
-      const uint4 x = inside && s < TgBody::kS ? tg_gemv_chunk<TgBody::kXk>(xb + s * TgBody::kXs + k * TgBody::kXk, aligned)
-                                               : zero;
-      tg_gemv_mma(c[j], a0, a1, x);
+    for (int u = 0; u < kGroup; ++u) {
+      const long long k = (first + s0 + u) * kStep + t * kPer;
+      // kK is a multiple of kPer: a chunk is all in or all out.
+      const bool inside = s0 + u < kPerWarp && k < TgBody::kK;
+      a0[u] = inside ? tg_gemv_chunk<1>(rowA + k, aligned) : zero;
+      a1[u] = inside ? tg_gemv_chunk<1>(rowB + k, aligned) : zero;
+#pragma unroll
+      for (int j = 0; j < TG_TILES; ++j) {
+        const int s = j * 8 + g;
+        x[u][j] = inside && s < TgBody::kS ? tg_gemv_chunk<TgBody::kXk>(xb + s * TgBody::kXs + k * TgBody::kXk, aligned)
+                                          : zero;
+      }
     }
+#pragma unroll
+    for (int u = 0; u < kGroup; ++u)
+#pragma unroll
+      for (int j = 0; j < TG_TILES; ++j) tg_gemv_mma(c[j], a0[u], a1[u], x[u][j]);
   }
   // c[j] holds rows g and g + 8, vectors j * 8 + 2t and + 1, of this warp's share of K.
   __shared__ float partial[TG_WARPS][TG_TILES][4][32];
