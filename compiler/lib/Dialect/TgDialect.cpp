@@ -35,7 +35,8 @@ LogicalResult MatmulConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
   (void)reason;
   if (!tile || tile.size() != 3 || tile[0] <= 0 || tile[1] <= 0 || tile[2] <= 0)
     return emitError() << "a matmul tile is three positive extents (rows, columns, K-block)";
-  if (stages < 0 || (path != MatmulPath::simt && path != MatmulPath::gemv && path != MatmulPath::gemv_mma && stages < 2))
+  const bool pipelined = path == MatmulPath::wgmma || path == MatmulPath::mma_sync;
+  if (stages < 0 || (pipelined && stages < 2))
     return emitError() << "the " << stringifyMatmulPath(path)
                        << " path needs at least 2 pipeline stages, got " << stages;
   if ((path == MatmulPath::wgmma) != (schedule != GemmSchedule::none))

@@ -15,11 +15,13 @@ def Tg_MatmulConfigAttr : AttrDef<Tg_Dialect, "MatmulConfig"> {
   let mnemonic = "matmul";
   let summary = "the kernel tg-select-matmul chose for a gemm fusion";
   let description = [{
-    `path`: the kernel (wgmma, mma_sync, simt); `arch`: the NVRTC target it was chosen for;
-    `tile`: block rows, columns and K-block; `stages`: shared-memory pipeline stages (0 for
-    simt); `schedule`: how a wgmma kernel's consumers share tiles (`none` otherwise);
-    `kmajor_copy`: the operands the kernels before this one copy K-major ("", "A", "B" or
-    "A, B"); `reason`: why not a faster path ("" when none applies).
+    `path`: the kernel (wgmma, mma_sync, simt, gemv, gemv_mma); `arch`: the NVRTC target it
+    was chosen for; `tile`: block rows, columns and K-block (gemv: rows a thread group, threads
+    a row, threads a block; gemv_mma: 16 rows, 8 or 16 vectors, warps splitting K); `stages`:
+    shared-memory pipeline stages (0 for simt, gemv and gemv_mma); `schedule`: how a wgmma
+    kernel's consumers share tiles (`none` otherwise); `kmajor_copy`: the operands the kernels
+    before this one copy K-major ("", "A", "B" or "A, B"); `reason`: why not a faster path
+    ("" when none applies).
 
     ```mlir
     #tg.matmul<path = wgmma, arch = "sm_90a", tile = array<i64: 128, 256, 64>, stages = 4,
