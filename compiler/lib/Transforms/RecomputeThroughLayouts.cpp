@@ -16,7 +16,6 @@
 // once rather than recomputed per broadcast element. A slice moved up also computes fewer
 // elements. The values are the same: elementwise ops commute with index maps.
 //
-//
 // A concat reads each operand at an index it computes (an if-chain along its axis), so its
 // operands come from memory. A cheap elementwise operand (the negated half of a rotary
 // embedding, a cast) gets a copy of its own, marked `tg.recomputed`, that the concat's kernel
@@ -88,11 +87,12 @@ int coneSize(Value v, int limit) {
 int pushUp(Operation* layout) {
   SmallVector<Operation*> chain;
   Operation* op = rootThroughLayouts(layout->getResult(0), chain);
-  if (!commutesWithLayouts(op)) return 0;
+  if (!commutesWithLayouts(op) || layout->use_empty()) return 0;
   OpBuilder b(layout);
   IRMapping operandMap;
   SmallVector<Operation*> ends;  // the last op of each copied chain
   for (Value operand : op->getOperands()) {
+    if (operandMap.contains(operand)) continue;  // mul(x, x): one copy of the chain
     const Type element = cast<RankedTensorType>(operand.getType()).getElementType();
     // A splat constant: the same splat in the new shape (kernels read splats as literals).
     if (DenseElementsAttr splat = splatValue(operand)) {
@@ -136,7 +136,8 @@ Value recomputedCopy(Value v, OpBuilder& b) {
   Operation* op = rootThroughLayouts(v, chain);
   if (!commutesWithLayouts(op)) return v;
   IRMapping m;
-  for (Value operand : op->getOperands()) m.map(operand, recomputedCopy(operand, b));
+  for (Value operand : op->getOperands())
+    if (!m.contains(operand)) m.map(operand, recomputedCopy(operand, b));  // mul(x, x): one copy
   Operation* copy = b.clone(*op, m);
   copy->setAttr(kRecomputedAttr, b.getUnitAttr());
   Value cur = copy->getResult(0);

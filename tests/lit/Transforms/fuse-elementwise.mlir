@@ -338,3 +338,20 @@ func.func @rotate_half(%x: tensor<4x8xbf16>, %c: tensor<4x8xf32>, %s: tensor<4x8
   %o = tg.cast %y : tensor<4x8xf32> to tensor<4x8xbf16>
   return %o : tensor<4x8xbf16>
 }
+
+// -----
+
+// An op reading one value twice (x * x) gets one copy of the layout chain per distinct
+// operand, and nothing dead is left behind: one kernel, as for a concat operand x * x.
+// CHECK-LABEL: func.func @square_through_broadcast
+// CHECK: tg.fusion elementwise
+// CHECK-NOT: tg.fusion
+func.func @square_through_broadcast(%x: tensor<3x4xf32>, %v: tensor<4xbf16>, %w: tensor<3x4xf32>) -> tensor<3x8xf32> {
+  %c = tg.cast %v : tensor<4xbf16> to tensor<4xf32>
+  %s = tg.mul %c, %c : tensor<4xf32>
+  %b = tg.broadcast %s dims = [1] : tensor<4xf32> to tensor<3x4xf32>
+  %0 = tg.add %x, %b : tensor<3x4xf32>
+  %q = tg.mul %w, %w : tensor<3x4xf32>
+  %r = tg.concat %0, %q axis = 1 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x8xf32>
+  return %r : tensor<3x8xf32>
+}
