@@ -31,6 +31,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
@@ -149,13 +150,23 @@ Value recomputedCopy(Value v, OpBuilder& b) {
   return cur;
 }
 
-/// Erases `op` and then the elementwise ops and layouts it alone used.
-void eraseUnused(Operation* op) {
-  if (!op || !op->use_empty() || !(commutesWithLayouts(op) || isLayoutOp(op) || isa<ir::ConstantOp>(op))) return;
-  SmallVector<Operation*> defs;
-  for (Value v : op->getOperands()) defs.push_back(v.getDefiningOp());
-  op->erase();
-  for (Operation* d : defs) eraseUnused(d);
+/// Erases `op` and then the elementwise ops, layouts and constants it alone used. A worklist,
+/// not recursion over operands: an op can reach one producer twice (mul(x, x), or x and
+/// exp(x)), and the second visit must not touch what the first erased.
+void eraseUnused(Operation* root) {
+  auto erasable = [](Operation* op) {
+    return op && op->use_empty() && (commutesWithLayouts(op) || isLayoutOp(op) || isa<ir::ConstantOp>(op));
+  };
+  llvm::SmallPtrSet<Operation*, 16> erased;  // nothing is created here, so no address is reused
+  SmallVector<Operation*> work{root};
+  while (!work.empty()) {
+    Operation* op = work.pop_back_val();
+    if (erased.contains(op) || !erasable(op)) continue;
+    for (Value v : op->getOperands())
+      if (Operation* d = v.getDefiningOp()) work.push_back(d);
+    op->erase();
+    erased.insert(op);
+  }
 }
 
 }  // namespace

@@ -355,3 +355,20 @@ func.func @square_through_broadcast(%x: tensor<3x4xf32>, %v: tensor<4xbf16>, %w:
   %r = tg.concat %0, %q axis = 1 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x8xf32>
   return %r : tensor<3x8xf32>
 }
+
+// -----
+
+// A concat operand that reads one producer directly and through another op, exp(c) + c: the
+// original cone is erased once, each op of it once (erasing c after exp(c) and then reaching
+// c again was a use after free under ASan). One kernel, and no dead cast left behind.
+// CHECK-LABEL: func.func @concat_operand_reads_its_producer_twice
+// CHECK: tg.fusion elementwise
+// CHECK-NOT: tg.fusion
+// CHECK: return
+func.func @concat_operand_reads_its_producer_twice(%x: tensor<3x4xbf16>, %w: tensor<3x4xf32>) -> tensor<3x8xf32> {
+  %c = tg.cast %x : tensor<3x4xbf16> to tensor<3x4xf32>
+  %e = tg.exp %c : tensor<3x4xf32>
+  %s = tg.add %e, %c : tensor<3x4xf32>
+  %r = tg.concat %s, %w axis = 1 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x8xf32>
+  return %r : tensor<3x8xf32>
+}
