@@ -366,8 +366,9 @@ TEST(CodegenCompile, CaseTableCoversEveryOpKindAndAcceptedDType) {
 // Kernel counts
 //===----------------------------------------------------------------------===//
 
+/// The kernels a program launches (launches of one kernel counted each).
 size_t kernelsOf(const std::string& ir, bool fuse = true) {
-  return compileIr(ir, fuse).plan.kernels.size();
+  return compileIr(ir, fuse).plan.launches.size();
 }
 
 /// The elementwise ops left after the pipeline's first two stages (canonicalize, decompose).
@@ -403,6 +404,36 @@ TEST(KernelCount, ReadmeChainIsOneKernel) {
   EXPECT_EQ(c.plan.kernels.size(), 1u) << c.plan.str();
   EXPECT_EQ(c.plan.launches.size(), 1u);
   EXPECT_EQ(c.plan.arenaBytes, 0u) << "a fused chain needs no temporaries";
+}
+
+// Kernels whose sources differ only in their names are one kernel of the plan, launched once
+// per use on each use's own buffers (a model's layers: each compiled and loaded once); kernels
+// that differ in anything else (an op, a constant, a shape) stay apart.
+TEST(KernelCount, KernelsThatDifferOnlyInTheirNamesAreOneKernel) {
+  const std::string ir = R"(
+func.func @f(%x: tensor<1024xf32>, %y: tensor<1024xf32>, %z: tensor<512xf32>) -> (tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<512xf32>) {
+  %c2 = tg.constant dense<2.0> : tensor<1024xf32>
+  %c3 = tg.constant dense<3.0> : tensor<1024xf32>
+  %d2 = tg.constant dense<2.0> : tensor<512xf32>
+  %a = tg.mul %x, %c2 : tensor<1024xf32>
+  %b = tg.mul %y, %c2 : tensor<1024xf32>
+  %c = tg.mul %y, %c3 : tensor<1024xf32>
+  %e = tg.exp %x : tensor<1024xf32>
+  %f = tg.mul %z, %d2 : tensor<512xf32>
+  return %a, %b, %c, %e, %f : tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<512xf32>
+})";
+  Compiled c = compileIr(ir, /*fuse=*/false);
+  const tg::rt::Plan& plan = c.plan;
+  ASSERT_EQ(plan.launches.size(), 5u) << plan.str();
+  EXPECT_EQ(plan.kernels.size(), 4u) << "x * 2 and y * 2 share a kernel; y * 3, exp(x) and z * 2 "
+                                        "(another size) do not\n" << plan.str();
+  EXPECT_EQ(plan.launches[0].kernel, plan.launches[1].kernel) << plan.str();
+  EXPECT_NE(plan.launches[0].buffers, plan.launches[1].buffers) << "each launch keeps its own buffers";
+  std::set<int> kernels;
+  for (const tg::rt::PlanLaunch& l : plan.launches) kernels.insert(l.kernel);
+  EXPECT_EQ(kernels.size(), plan.kernels.size()) << "every kernel is launched";
+  for (const tg::rt::KernelSource& k : plan.kernels)
+    EXPECT_NE(k.source.find("#define TG_NAME " + k.name + "\n"), std::string::npos) << k.source;
 }
 
 TEST(KernelCount, UnfusedChainIsOneKernelPerElementwiseOp) {

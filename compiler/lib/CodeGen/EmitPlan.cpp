@@ -8,6 +8,7 @@
 #include "tg/Dialect/OpDescription.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 
@@ -77,6 +78,21 @@ static bool computesNothing(ir::FusionOp fusion) {
   return llvm::all_of(fusion.getResults(), [](Value r) { return numelOf(r) == 0; });
 }
 
+/// A kernel's source with its name, wherever it occurs (the header comment, TG_NAME), replaced
+/// by one placeholder: two kernels with the same text here compute the same thing.
+static std::string sourceWithoutName(const rt::KernelSource& kernel) {
+  std::string out;
+  out.reserve(kernel.source.size());
+  size_t at = 0;
+  for (size_t hit; !kernel.name.empty() && (hit = kernel.source.find(kernel.name, at)) != std::string::npos;
+       at = hit + kernel.name.size()) {
+    out.append(kernel.source, at, hit - at);
+    out += '\x01';
+  }
+  out.append(kernel.source, at, std::string::npos);
+  return out;
+}
+
 FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
   rt::Plan plan;
   plan.name = func.getSymName().str();
@@ -84,6 +100,10 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
   Block& block = func.getBody().front();
   llvm::DenseMap<Value, int> bufferOf;
   int checkFlag = -1;
+  // Kernels that differ only in their names are one kernel, launched by each of their launches:
+  // a model's layers repeat the same kernels, and each is then compiled, cached and loaded once
+  // (a 12-layer decoder step: 191 launches of far fewer kernels).
+  llvm::StringMap<int> kernelOfSource;
 
   for (BlockArgument arg : block.getArguments()) {
     rt::PlanBuffer b;
@@ -168,7 +188,9 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     }
     if (failed(emission)) return failure();
     rt::PlanLaunch launch;
-    launch.kernel = static_cast<int>(plan.kernels.size());
+    auto [known, isNew] = kernelOfSource.try_emplace(sourceWithoutName(emission->kernel),
+                                                     static_cast<int>(plan.kernels.size()));
+    launch.kernel = known->second;
     launch.dims = emission->dims;
     launch.tensorMaps = emission->tensorMaps;
     for (Value v : fusion.getInputs()) launch.buffers.push_back(bufferOf.lookup(v));
@@ -184,7 +206,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
       }
       launch.buffers.push_back(checkFlag);
     }
-    plan.kernels.push_back(std::move(emission->kernel));
+    if (isNew) plan.kernels.push_back(std::move(emission->kernel));
     plan.launches.push_back(std::move(launch));
   }
   return plan;
