@@ -13,6 +13,7 @@
 // host synchronisation; the tokens are read back at the end.
 //
 //   llama_decoder                 the big configuration on CUDA (the small one without a GPU)
+//   llama_decoder --big           the big configuration also on the CPU (slow: for TG_DUMP)
 //   llama_decoder --small         the small configuration; on the CPU it also runs every step
 //                                 eagerly (the reference kernels, op by op) and checks that
 //                                 the jit chose the same tokens
@@ -336,6 +337,9 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--small")) {
       small = true;
       c = kSmall;
+    } else if (!std::strcmp(argv[i], "--big")) {
+      small = false;
+      c = kBig;
     } else if (!std::strcmp(argv[i], "--prompt") && i + 1 < argc) {
       c.prompt = std::atoll(argv[++i]);
     } else if (!std::strcmp(argv[i], "--generate") && i + 1 < argc) {
@@ -343,7 +347,7 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--save") && i + 1 < argc) {
       saveDir = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--small] [--prompt N] [--generate M] [--save DIR]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--small | --big] [--prompt N] [--generate M] [--save DIR]\n", argv[0]);
       return 2;
     }
   }

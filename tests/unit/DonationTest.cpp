@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <mutex>
+#include <map>
 #include <string>
 #include <tuple>
 
@@ -145,6 +146,90 @@ func.func @f(%cache: tensor<2x16x8xbf16> {tg.donated}, %k: tensor<2x1x8xbf16>, %
       tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", arch, tg::rt::defaultNvrtcOptions());
       EXPECT_FALSE(r.cubin.empty()) << k.name << " " << arch;
     }
+}
+
+/// Two layers of one [layers, heads, positions, dim] cache of `dims` (bf16, donated): each
+/// writes its keys at the position, then reads its layer's keys (q @ keys^T, a gemv) and
+/// values (probs @ values). Both updates report one check site, as a layer loop's do.
+std::string twoLayers(int heads, int positions, int dim) {
+  auto t = [](std::initializer_list<int> d) {
+    std::string s = "tensor<";
+    for (int x : d) s += std::to_string(x) + "x";
+    return s + "bf16>";
+  };
+  const std::string cache = t({2, heads, positions, dim}), k = t({1, heads, 1, dim}),
+                    layer = t({1, heads, positions, dim}), keys = t({heads, positions, dim}),
+                    q = t({heads, 1, dim}), scores = t({heads, 1, positions}), probs = t({heads, 1, positions}),
+                    out = t({heads, 1, dim});
+  std::string ir = "func.func @f(%c: " + cache + " {tg.donated}, %k0: " + k + ", %k1: " + k +
+                   ", %pos: tensor<i32>, %q: " + q + ", %p: " + probs + ") -> (" + cache + ", " + scores +
+                   ", " + scores + ", " + out + ", " + out + ") {\n";
+  const std::string hi = std::to_string(heads), pi = std::to_string(positions), di = std::to_string(dim);
+  for (int l = 0; l < 2; ++l) {
+    const std::string L = std::to_string(l), prev = l == 0 ? "%c" : "%c0";
+    ir += "  %c" + L + " = tg.dynamic_update_slice " + prev + ", %k" + L + ", %pos axis = 2 offsets = [" + L +
+          ", 0, 0, 0] check = 1 : (" + cache + ", " + k + ", tensor<i32>) -> " + cache + "\n";
+  }
+  for (int l = 0; l < 2; ++l) {
+    const std::string L = std::to_string(l), L1 = std::to_string(l + 1);
+    ir += "  %w" + L + " = tg.slice %c1 starts = [" + L + ", 0, 0, 0] limits = [" + L1 + ", " + hi + ", " + pi +
+          ", " + di + "] steps = [1, 1, 1, 1] : " + cache + " to " + layer + "\n";
+    ir += "  %r" + L + " = tg.reshape %w" + L + " : " + layer + " to " + keys + "\n";
+    ir += "  %s" + L + " = tg.matmul %q, %r" + L + " transpose_b : " + q + ", " + keys + " -> " + scores + "\n";
+    ir += "  %o" + L + " = tg.matmul %p, %r" + L + " : " + probs + ", " + keys + " -> " + out + "\n";
+  }
+  return ir + "  return %c1, %s0, %s1, %o0, %o1 : " + cache + ", " + scores + ", " + scores + ", " + out + ", " +
+         out + "\n}\n";
+}
+
+// The layers of a KV cache differ only in where they write and read it: at a multiple of 256
+// bytes the launch adds that offset to the pointer (a view of the cache), so the layers share
+// each kernel, and the windows are read in place (no copy kernel). Otherwise the offset stays
+// in the code (the part past the last multiple of 256 bytes).
+TEST(Donation, LayersOfOneCacheShareKernelsThroughViews) {
+  {
+    SCOPED_TRACE("layers 2048 bytes apart");
+    tg::rt::Plan plan = planOf(twoLayers(4, 8, 32));
+    std::map<std::string, std::vector<int>> launchesOf;  // kernel name -> launch indices
+    for (size_t i = 0; i < plan.launches.size(); ++i)
+      launchesOf[plan.kernels[plan.launches[i].kernel].name].push_back(static_cast<int>(i));
+    EXPECT_EQ(plan.launches.size(), 6u) << "2 updates, 2 gemvs, 2 wgmma matmuls: no copies\n" << plan.str();
+    EXPECT_EQ(plan.kernels.size(), 3u) << plan.str();
+    for (const auto& [name, launches] : launchesOf) {
+      ASSERT_EQ(launches.size(), 2u) << name << "\n" << plan.str();
+      // The same arguments but the cache's: the second layer's is a view 2048 bytes in.
+      const tg::rt::PlanLaunch &a = plan.launches[launches[0]], &b = plan.launches[launches[1]];
+      ASSERT_EQ(a.buffers.size(), b.buffers.size());
+      int views = 0;
+      for (size_t x = 0; x < a.buffers.size(); ++x) {
+        const tg::rt::PlanBuffer& vb = plan.buffers[static_cast<size_t>(b.buffers[x])];
+        if (a.buffers[x] == b.buffers[x] || vb.offset == 0) continue;
+        ++views;
+        EXPECT_EQ(vb.kind, tg::rt::PlanBuffer::Kind::Alias) << name;
+        EXPECT_EQ(vb.offset, 2048u) << name;
+        EXPECT_EQ(vb.bytes, 2048u) << name;
+      }
+      EXPECT_EQ(views, 1) << name << "\n" << plan.str();
+    }
+  }
+  {
+    SCOPED_TRACE("layers 192 bytes apart");
+    tg::rt::Plan plan = planOf(twoLayers(4, 3, 8));
+    // No view holds 96 elements: the updates and the gemvs (which read windows at any offset,
+    // so no copy either) take their offsets in code, one kernel each.
+    int copies = 0, views = 0;
+    for (const tg::rt::KernelSource& k : plan.kernels) copies += contains(k.summary, "elementwise") ? 1 : 0;
+    for (const tg::rt::PlanBuffer& b : plan.buffers) views += contains(b.label, "view of") ? 1 : 0;
+    EXPECT_EQ(copies, 0) << plan.str();
+    EXPECT_EQ(views, 0) << plan.str();
+    EXPECT_EQ(plan.kernels.size(), 6u) << plan.str();
+  }
+  std::string why;
+  if (!tg::rt::nvrtcAvailable(&why)) GTEST_SKIP() << "NVRTC: " << why;
+  for (const tg::rt::KernelSource& k : planOf(twoLayers(4, 8, 32)).kernels) {
+    tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", "sm_90a", tg::rt::defaultNvrtcOptions());
+    EXPECT_FALSE(r.cubin.empty()) << k.name;
+  }
 }
 
 }  // namespace

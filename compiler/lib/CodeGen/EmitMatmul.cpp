@@ -18,23 +18,34 @@ using namespace mlir;
 namespace tg::codegen {
 
 FailureOr<GemmProblem> gemmProblem(ir::FusionOp fusion, ir::MatmulOp mm, bool windows) {
-  // Operands are kernel inputs, possibly through reshapes (same bytes) or, for the gemv paths,
-  // a contiguous window of one (an element offset).
-  auto inputIndex = [&](Value v, int64_t& offset) -> int {
+  // Operands are kernel inputs, possibly through reshapes (same bytes) or a contiguous window
+  // of one (an element offset). The launch takes the offset in a view of the input where the
+  // input is read by nothing else and the offset allows (viewPart); the gemv paths take the
+  // rest in their code, the other paths only windows a view holds whole.
+  const DType dtype = dtypeOfValue(mm.getA());
+  auto inputIndex = [&](Value v, int64_t& offset, int64_t& view) -> int {
     LayoutChain chain = traceLayout(v);
     auto arg = dyn_cast<BlockArgument>(chain.root);
     if (!arg) return -1;
     if (chain.linear) return static_cast<int>(arg.getArgNumber());
-    std::optional<int64_t> window = windows ? contiguousWindowOffset(chain) : std::nullopt;
+    std::optional<int64_t> window = contiguousWindowOffset(chain);
     if (!window) return -1;
-    offset = *window;
+    // Only the matmul reads the input, through this chain alone: another reader would index it
+    // from the buffer's own address.
+    const bool alone = arg.hasOneUse() && llvm::all_of(chain.ops, [](Operation* op) { return op->hasOneUse(); });
+    const int64_t inView = alone ? viewPart(*window, static_cast<int64_t>(dtype_size(dtype))) : 0;
+    if (!windows && inView != *window) return -1;
+    offset = *window - inView;
+    view = inView;
     return static_cast<int>(arg.getArgNumber());
   };
   GemmProblem p;
-  p.inputA = inputIndex(mm.getA(), p.offsetA);
-  p.inputB = inputIndex(mm.getB(), p.offsetB);
+  p.inputA = inputIndex(mm.getA(), p.offsetA, p.viewA);
+  p.inputB = inputIndex(mm.getB(), p.offsetB, p.viewB);
   if (p.inputA < 0 || p.inputB < 0)
     return fusion.emitOpError("matmul operands must be contiguous inputs");
+  if (p.inputA == p.inputB && p.viewA != p.viewB)  // one value read as both: one view
+    return fusion.emitOpError("matmul operands read one input through two views");
   auto ta = cast<RankedTensorType>(mm.getA().getType()), tb = cast<RankedTensorType>(mm.getB().getType());
   auto tc = cast<RankedTensorType>(mm.getType());
   const int64_t ra = ta.getRank(), rb = tb.getRank(), rc = tc.getRank();
@@ -46,8 +57,16 @@ FailureOr<GemmProblem> gemmProblem(ir::FusionOp fusion, ir::MatmulOp mm, bool wi
   p.batch = tc.getNumElements() / std::max<int64_t>(1, p.m * p.n);
   p.batchStrideA = ra == 2 ? 0 : ta.getShape()[ra - 2] * ta.getShape()[ra - 1];
   p.batchStrideB = rb == 2 ? 0 : tb.getShape()[rb - 2] * tb.getShape()[rb - 1];
-  p.dtype = dtypeOfValue(mm.getA());
+  p.dtype = dtype;
   return p;
+}
+
+void addOperandViews(const GemmProblem& p, ir::FusionOp fusion, KernelEmission& e) {
+  if (!p.viewA && !p.viewB) return;
+  e.argumentByteOffsets.assign(fusion.getNumOperands() + fusion.getNumResults(), 0);
+  const auto bytes = static_cast<int64_t>(dtype_size(p.dtype));
+  e.argumentByteOffsets[p.inputA] = p.viewA * bytes;
+  e.argumentByteOffsets[p.inputB] = p.viewB * bytes;
 }
 
 std::string gemmBodyPointers(ir::FusionOp fusion) {
@@ -116,6 +135,7 @@ FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& nam
   e.kernel.source = kernelHeader(name, summary.str()) + "#define TG_BM " + std::to_string(bm) +
                     "\n#define TG_BN " + std::to_string(bn) + "\n#define TG_BK " +
                     std::to_string(bk) + "\n" + os.str() + matmulSimtTemplate();
+  addOperandViews(p, fusion, e);
   if (failed(setGrid(e, fusion, (N + bn - 1) / bn, (M + bm - 1) / bm, p.batch))) return failure();
   e.dims.block[0] = 256;
   return e;

@@ -111,6 +111,7 @@ FailureOr<KernelEmission> emitMatmulGemv(ir::FusionOp fusion, ir::MatmulOp mm,
   e.kernel.name = name;
   e.kernel.summary = summary.str();
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + (mma ? gemvMmaTemplate() : gemvTemplate());
+  addOperandViews(p, fusion, e);
   const int64_t rowsPerBlock = mma ? 16 : threads / tpr * rpg;
   if (failed(setGrid(e, fusion, (g->rows + rowsPerBlock - 1) / rowsPerBlock, p.batch))) return failure();
   e.dims.block[0] = static_cast<uint32_t>(threads);

@@ -65,6 +65,7 @@ FailureOr<KernelEmission> emitMatmulMma(ir::FusionOp fusion, ir::MatmulOp mm,
   e.kernel.name = name;
   e.kernel.summary = summary.str();
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + matmulMmaTemplate();
+  addOperandViews(p, fusion, e);
   const int64_t tiles = ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn);
   if (failed(setGrid(e, fusion, tiles, 1, p.batch))) return failure();
   e.dims.block[0] = static_cast<uint32_t>(warpsM * warpsN * 32);

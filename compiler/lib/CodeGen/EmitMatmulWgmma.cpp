@@ -89,13 +89,11 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
     return fusion.emitOpError("a ping-pong wgmma tile is at most 128 x 128: each consumer holds a whole tile");
   if (bm != 128 || bn % 64 != 0 || bn < 64 || bn > 256)
     return fusion.emitOpError("wgmma tile must be 128 x {64..256 step 64} x (128 bytes of K)");
-  auto operandArg = [&](Value v) -> int {
-    LayoutChain chain = traceLayout(v);
-    auto arg = dyn_cast<BlockArgument>(chain.root);
-    return (arg && chain.linear) ? static_cast<int>(arg.getArgNumber()) : -1;
-  };
-  const int ia = operandArg(mm.getA()), ib = operandArg(mm.getB());
-  if (ia < 0 || ib < 0) return fusion.emitOpError("matmul operands must be contiguous inputs");
+  // The operands: inputs, or windows of inputs a view holds (the tensor maps are encoded over
+  // the launch's pointers, the views included).
+  FailureOr<GemmProblem> problem = gemmProblem(fusion, mm);
+  if (failed(problem)) return failure();
+  const int ia = problem->inputA, ib = problem->inputB;
   auto ta = cast<RankedTensorType>(mm.getA().getType()), tb = cast<RankedTensorType>(mm.getB().getType());
   auto tc = cast<RankedTensorType>(mm.getType());
   const int64_t ra = ta.getRank(), rb = tb.getRank(), rc = tc.getRank();
@@ -130,6 +128,7 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   os << *epilogue << "};\n";
 
   KernelEmission e;
+  addOperandViews(*problem, fusion, e);
   // A: K-major unless transposed; B: K-major only when transposed.
   const int64_t batchA = ra > 2 ? batch : 0, batchB = rb > 2 ? batch : 0;
   const uint32_t kBox = static_cast<uint32_t>(bk);

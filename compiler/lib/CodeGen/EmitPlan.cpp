@@ -5,10 +5,13 @@
 #include "ScalarMath.h"
 #include "tg/Dialect/BufferAssignment.h"
 #include "tg/Dialect/HostElements.h"
+#include "tg/Dialect/LayoutChain.h"
 #include "tg/Dialect/OpDescription.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+
+#include <map>
 
 using namespace mlir;
 
@@ -104,6 +107,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
   // a model's layers repeat the same kernels, and each is then compiled, cached and loaded once
   // (a 12-layer decoder step: 191 launches of far fewer kernels).
   llvm::StringMap<int> kernelOfSource;
+  std::map<std::pair<int, int64_t>, int> viewOf;  // (buffer, byte offset) -> its view buffer
 
   for (BlockArgument arg : block.getArguments()) {
     rt::PlanBuffer b;
@@ -195,6 +199,26 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     launch.tensorMaps = emission->tensorMaps;
     for (Value v : fusion.getInputs()) launch.buffers.push_back(bufferOf.lookup(v));
     for (Value v : fusion.getResults()) launch.buffers.push_back(bufferOf.lookup(v));
+    for (size_t a = 0; a < emission->argumentByteOffsets.size() && a < launch.buffers.size(); ++a) {
+      const int64_t offset = emission->argumentByteOffsets[a];
+      if (offset == 0) continue;
+      const int base = launch.buffers[a];
+      if (offset < 0 || offset % kViewAlignmentBytes != 0 || static_cast<size_t>(offset) >= plan.buffers[base].bytes)
+        return fusion.emitOpError("addresses argument ") << a << " at byte " << offset
+               << ", not a multiple of " << kViewAlignmentBytes << " inside its buffer of "
+               << plan.buffers[base].bytes << " bytes";
+      auto [view, isNewView] = viewOf.try_emplace({base, offset}, static_cast<int>(plan.buffers.size()));
+      if (isNewView) {
+        rt::PlanBuffer b;
+        b.kind = rt::PlanBuffer::Kind::Alias;
+        b.index = base;
+        b.offset = static_cast<size_t>(offset);
+        b.bytes = plan.buffers[base].bytes - b.offset;
+        b.label = "view of buffer " + std::to_string(base) + " at byte " + std::to_string(offset);
+        plan.buffers.push_back(std::move(b));
+      }
+      launch.buffers[a] = view->second;
+    }
     if (emission->writesCheckFlag) {
       if (checkFlag < 0) {
         rt::PlanBuffer flag;

@@ -3,7 +3,8 @@
 // tg-assign-buffers gave the result its input's buffer (kInPlaceAttr): the kernel writes the
 // update's elements at the start the start tensor holds (checked and clamped like every index
 // read on the device) and never reads or writes the rest. The input pointer (in0) aliases the
-// result (out0), so neither is declared __restrict__, and in0 is not read.
+// result (out0), so neither is declared __restrict__, and in0 is not read. The constant part of
+// the written offset (the static offsets) is a view of out0 where it can be (LayoutChain.h).
 //
 //===----------------------------------------------------------------------===//
 #include "IndexedRead.h"
@@ -49,19 +50,30 @@ FailureOr<KernelEmission> emitInPlaceUpdate(ir::FusionOp fusion, const std::stri
   if (failed(checkedStart(update, update.getStart(), bound, static_cast<int64_t>(update.getCheck()), "s", sfx, os)))
     return failure();
   os << "    const Index start = (Index)s;\n";
-  // Element j of the update, written at its place in the result.
+  // Element j of the update, written at its place in the result: the static offsets (a layer
+  // of a [layers, heads, positions, dim] cache) add a constant, most of which the launch adds
+  // to out0 (a view), so every layer's update is the same kernel.
   const DimIndices at = delinearize(IndexExpr::var("j", numel), uShape);
   DimIndices target;
   target.shape = xShape;
+  int64_t staticOffset = 0, stride = 1;
+  for (size_t d = xShape.size(); d-- > 0; stride *= xShape[d])
+    if (d != axis) staticOffset += update.getOffsets()[d] * stride;
   for (size_t d = 0; d < xShape.size(); ++d)
-    target.dims.push_back(d == axis ? at.dims[d] + IndexExpr::var("start", bound + 1)
-                                    : at.dims[d] + IndexExpr::constant(update.getOffsets()[d]));
+    target.dims.push_back(d == axis ? at.dims[d] + IndexExpr::var("start", bound + 1) : at.dims[d]);
+  const int64_t inView = viewPart(staticOffset, static_cast<int64_t>(dtype_size(dt)));
   FailureOr<std::string> value = readInput(update.getUpdate(), at, sfx, /*raw=*/true);
   if (failed(value)) return update.emitOpError("reads an update the fuser did not put in memory");
-  os << "    out0[" << linearize(target).str(sfx) << "] = " << *value << ";\n  }\n};\n";
+  IndexExpr written = linearize(target);
+  if (staticOffset != inView) written = written + IndexExpr::constant(staticOffset - inView);
+  os << "    out0[" << written.str(sfx) << "] = " << *value << ";\n  }\n};\n";
 
   KernelEmission e;
   e.writesCheckFlag = true;
+  if (inView) {  // out0: after the inputs; in0, the same memory, is not read
+    e.argumentByteOffsets.assign(body.getNumArguments() + 1, 0);
+    e.argumentByteOffsets.back() = inView * static_cast<int64_t>(dtype_size(dt));
+  }
   e.kernel.name = name;
   e.kernel.summary = "dynamic_update_slice in place: " + std::to_string(numel) + " of " +
                      std::to_string(xType.getNumElements()) + " element(s) written";

@@ -14,15 +14,21 @@ struct GemmProblem {
   int inputA = -1, inputB = -1;         ///< the fusion inputs holding A and B
   /// Elements from one batch of an operand to the next; 0 for a rank-2 operand (shared).
   int64_t batchStrideA = 0, batchStrideB = 0;
-  /// Elements into the input where the operand starts (a contiguous window; gemv paths only).
+  /// Elements into the input where the operand starts (a contiguous window): `view*` in the
+  /// launch's pointer (a multiple of kViewAlignmentBytes), `offset*` in the code (gemv paths only).
   int64_t offsetA = 0, offsetB = 0;
+  int64_t viewA = 0, viewB = 0;
   DType dtype = DType::F32;             ///< of A and B
 };
 
 /// The problem of `mm`, whose operands must be fusion inputs (possibly through reshapes,
-/// which keep the bytes) or, with `windows`, contiguous windows of them
-/// (contiguousWindowOffset); fails with a diagnostic on `fusion` otherwise.
+/// which keep the bytes) or contiguous windows of them (contiguousWindowOffset): at any offset
+/// with `windows`, else at offsets a view holds (an input read by nothing else, at a multiple
+/// of kViewAlignmentBytes); fails with a diagnostic on `fusion` otherwise.
 mlir::FailureOr<GemmProblem> gemmProblem(ir::FusionOp fusion, ir::MatmulOp mm, bool windows = false);
+
+/// The views of `p` (viewA, viewB) as `e`'s argument offsets.
+void addOperandViews(const GemmProblem& p, ir::FusionOp fusion, KernelEmission& e);
 
 /// TgBody members `const T* in<i>` and `T* out<j>`: the fusion's inputs and results.
 std::string gemmBodyPointers(ir::FusionOp fusion);

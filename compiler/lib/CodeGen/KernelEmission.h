@@ -21,6 +21,10 @@ struct KernelEmission {
   /// The kernel writes failed checks into the plan's check flag, a pointer after the results
   /// (tg.check kernels; kernels that read indices from tensors).
   bool writesCheckFlag = false;
+  /// Bytes the launch adds to the pointer of each argument (the fusion's inputs in order, then
+  /// its results), each a multiple of kViewAlignmentBytes (tg/Dialect/LayoutChain.h); empty or 0:
+  /// the buffer's own address. The window offsets of a model's layers go here, not in the code.
+  std::vector<int64_t> argumentByteOffsets;
 };
 
 /// The embedded templates (templates/*.cuh).

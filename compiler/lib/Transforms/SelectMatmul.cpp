@@ -205,11 +205,16 @@ void copyToKMajor(ir::FusionOp fusion, ir::MatmulOp mm, int index) {
 /// window of its input (reshapes and slices that keep whole trailing dims: a layer's keys in a
 /// [layers, heads, positions, dim] cache), the chain moves inside `fusion`, which reads the
 /// window in place (gemmProblem's offset), and the copy kernel goes when nothing else reads it.
-/// Returns the copy when it became unused.
-ir::FusionOp readWindowInPlace(ir::FusionOp fusion, ir::MatmulOp mm, int index) {
+/// Returns the copy when it became unused. The gemv kernels take any offset (in their code);
+/// the others (`anyOffset` false: simt, mma_sync, wgmma's TMA maps) only one a view holds
+/// whole, where the window is all the fusion reads of the copied value: the launch then adds
+/// it to the pointer (gemmProblem).
+ir::FusionOp readWindowInPlace(ir::FusionOp fusion, ir::MatmulOp mm, int index, bool anyOffset) {
   LayoutChain inner = traceLayout(mm->getOperand(index));
   auto arg = dyn_cast<BlockArgument>(inner.root);
   if (!arg || !inner.linear) return {};
+  if (!anyOffset && (!arg.hasOneUse() || !llvm::all_of(inner.ops, [](Operation* op) { return op->hasOneUse(); })))
+    return {};
   auto copy = fusion.getInputs()[arg.getArgNumber()].getDefiningOp<ir::FusionOp>();
   if (!copy || copy.getKind() != ir::FusionKind::elementwise || copy->getNumResults() != 1 ||
       copy.getInputs().size() != 1)
@@ -218,7 +223,10 @@ ir::FusionOp readWindowInPlace(ir::FusionOp fusion, ir::MatmulOp mm, int index) 
   for (Operation& op : copyBody.without_terminator())
     if (!isLayoutOp(&op)) return {};
   LayoutChain window = traceLayout(cast<ir::YieldOp>(copyBody.getTerminator()).getOperand(0));
-  if (window.root != copyBody.getArgument(0) || !contiguousWindowOffset(window)) return {};
+  std::optional<int64_t> offset = window.root == copyBody.getArgument(0) ? contiguousWindowOffset(window) : std::nullopt;
+  if (!offset) return {};
+  const auto elementBytes = static_cast<int64_t>(cast<RankedTensorType>(arg.getType()).getElementTypeBitWidth() / 8);
+  if (!anyOffset && viewPart(*offset, elementBytes) != *offset) return {};
 
   fusion->insertOperands(fusion->getNumOperands(), ValueRange{copy.getInputs()[0]});
   Block& body = fusion.getBody().front();
@@ -406,10 +414,12 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
         const int64_t t = tiles(64, 64) >= 100 ? 64 : 32;
         tile = {t, t, 16};
       }
-      if (path == "gemv" || path == "gemv_mma") {
-        // The gemv kernels read an operand at an offset: a contiguous window needs no copy.
+      {
+        // The kernels read an operand at an offset (gemmProblem): a contiguous window needs no
+        // copy. The gemv paths take any offset, the others one a view holds.
+        const bool gemv = path == "gemv" || path == "gemv_mma";
         for (int index : {0, 1})
-          if (ir::FusionOp copy = readWindowInPlace(fusion, matmul, index)) windowCopies.insert(copy);
+          if (ir::FusionOp copy = readWindowInPlace(fusion, matmul, index, gemv)) windowCopies.insert(copy);
         dropUnusedInputs(fusion);
       }
       auto found = copied.find(fusion);

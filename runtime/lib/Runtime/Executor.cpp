@@ -108,7 +108,7 @@ void Executor::bindBuffers(const std::vector<std::shared_ptr<DeviceBuffer>>& inp
         break;
       case PlanBuffer::Kind::Alias:  // aliases always refer to an earlier buffer
         owners[i] = owners[b.index];
-        ptrs[i] = ptrs[b.index];
+        ptrs[i] = ptrs[b.index] + b.offset;
         break;
       case PlanBuffer::Kind::CheckFlag:
         // The flag's address never changes, so a CUDA graph keeps it; the host must still learn

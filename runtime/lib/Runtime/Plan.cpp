@@ -15,7 +15,8 @@ std::string Plan::str() const {
     if (b.kind == PlanBuffer::Kind::Input || b.kind == PlanBuffer::Kind::Alias ||
         b.kind == PlanBuffer::Kind::Output)
       os << " " << b.index;
-    if (b.kind == PlanBuffer::Kind::Arena) os << " +" << b.offset;
+    if (b.kind == PlanBuffer::Kind::Arena || (b.kind == PlanBuffer::Kind::Alias && b.offset))
+      os << " +" << b.offset;
     os << ", " << b.bytes << " bytes";
     if (!b.label.empty()) os << "  (" << b.label << ")";
     os << "\n";

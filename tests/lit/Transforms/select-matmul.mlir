@@ -274,3 +274,51 @@ func.func @strided_window(%q: tensor<2x4x64xbf16>, %cache: tensor<2x80x64xbf16>)
   %0 = tg.matmul %q, %k transpose_b : tensor<2x4x64xbf16>, tensor<2x40x64xbf16> -> tensor<2x4x40xbf16>
   return %0 : tensor<2x4x40xbf16>
 }
+
+// -----
+
+// The other paths read a window in place when a view holds its offset whole (a multiple of 256
+// bytes: layer 1's values 16 KiB into the cache): the tensor-core gemm takes the cache and the
+// slice, and the launch adds the offset to the pointer. A window 384 bytes in (not a gemv, whose
+// code takes any offset) keeps its copy.
+// CHECK-LABEL: func.func @values_window
+// CHECK-NOT: tg.fusion elementwise
+// CHECK: tg.fusion gemm(%{{.+}}, %arg1) {matmul = #tg.matmul<path = wgmma
+// CHECK: tg.slice
+// CHECK-SAME: starts = [1, 0, 0, 0]
+// SM80-LABEL: func.func @values_window
+// SM80-NOT: tg.fusion elementwise
+// SM80: tg.fusion gemm(%{{.+}}, %arg1) {matmul = #tg.matmul<path = mma_sync
+func.func @values_window(%p: tensor<2x128x64xbf16>, %cache: tensor<3x2x64x64xbf16>) -> tensor<2x128x64xbf16> {
+  %s = tg.slice %cache starts = [1, 0, 0, 0] limits = [2, 2, 64, 64] steps = [1, 1, 1, 1] : tensor<3x2x64x64xbf16> to tensor<1x2x64x64xbf16>
+  %v = tg.reshape %s : tensor<1x2x64x64xbf16> to tensor<2x64x64xbf16>
+  %0 = tg.matmul %p, %v : tensor<2x128x64xbf16>, tensor<2x64x64xbf16> -> tensor<2x128x64xbf16>
+  return %0 : tensor<2x128x64xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unaligned_values_window
+// CHECK: tg.fusion elementwise
+// CHECK: tg.fusion gemm
+func.func @unaligned_values_window(%p: tensor<1x64x8xbf16>, %cache: tensor<3x1x8x24xbf16>) -> tensor<1x64x24xbf16> {
+  %s = tg.slice %cache starts = [1, 0, 0, 0] limits = [2, 1, 8, 24] steps = [1, 1, 1, 1] : tensor<3x1x8x24xbf16> to tensor<1x1x8x24xbf16>
+  %v = tg.reshape %s : tensor<1x1x8x24xbf16> to tensor<1x8x24xbf16>
+  %0 = tg.matmul %p, %v : tensor<1x64x8xbf16>, tensor<1x8x24xbf16> -> tensor<1x64x24xbf16>
+  return %0 : tensor<1x64x24xbf16>
+}
+
+// -----
+
+// The epilogue reads the window too, through an argument of its own (an index map): the
+// matmul's argument is still read through the window alone, so it can be a view.
+// CHECK-LABEL: func.func @window_read_twice
+// CHECK-NOT: tg.fusion elementwise
+// CHECK: tg.fusion gemm(%arg0, %arg1, %arg1) {matmul = #tg.matmul<path = wgmma
+func.func @window_read_twice(%p: tensor<2x64x64xbf16>, %cache: tensor<3x2x64x64xbf16>) -> tensor<2x64x64xbf16> {
+  %s = tg.slice %cache starts = [1, 0, 0, 0] limits = [2, 2, 64, 64] steps = [1, 1, 1, 1] : tensor<3x2x64x64xbf16> to tensor<1x2x64x64xbf16>
+  %v = tg.reshape %s : tensor<1x2x64x64xbf16> to tensor<2x64x64xbf16>
+  %0 = tg.matmul %p, %v : tensor<2x64x64xbf16>, tensor<2x64x64xbf16> -> tensor<2x64x64xbf16>
+  %1 = tg.add %0, %v : tensor<2x64x64xbf16>
+  return %1 : tensor<2x64x64xbf16>
+}

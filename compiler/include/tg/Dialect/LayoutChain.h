@@ -91,6 +91,21 @@ inline std::optional<int64_t> contiguousWindowOffset(const LayoutChain& chain) {
   return offset;
 }
 
+/// A kernel may address a buffer through a view: the buffer's address plus a multiple of
+/// kViewAlignmentBytes, which keeps every alignment the buffer itself has (vector loads,
+/// cp.async and TMA need at most 128 bytes). An offset a kernel takes in its pointer rather than
+/// in its code leaves kernels that differ only in where they read or write one buffer the same
+/// kernel: a model's layers, each at its own window of one KV cache, then share one kernel,
+/// compiled and loaded once (KernelEmission::argumentByteOffsets, rt::PlanBuffer's alias offset).
+constexpr int64_t kViewAlignmentBytes = 256;
+
+/// The largest part of `elementOffset` (elements of `elementBytes` bytes) a view holds.
+inline int64_t viewPart(int64_t elementOffset, int64_t elementBytes) {
+  if (elementOffset <= 0 || elementBytes <= 0 || kViewAlignmentBytes % elementBytes != 0) return 0;
+  const int64_t perView = kViewAlignmentBytes / elementBytes;
+  return elementOffset / perView * perView;
+}
+
 /// A copy kernel for the layout value `v`: an elementwise tg.fusion at `b`'s insertion point
 /// whose one input is the root of `v`'s layout chain and whose one result is `v`, the chain
 /// cloned inside. When the root is a splat constant the kernel has no input and the constant

@@ -32,7 +32,8 @@ struct PlanBuffer {
     Constant,  ///< `data`, uploaded once when the program is loaded.
     Output,    ///< Allocated on every call: it becomes the program's result(s).
     Arena,     ///< A temporary at `offset` in the per-call arena (shared by liveness).
-    Alias,     ///< The same memory as buffer `index` (a reshape).
+    Alias,     ///< The memory of buffer `index` from byte `offset` on: a reshape (offset 0)
+               ///< or a view a kernel addresses a window through (a multiple of 256 bytes).
     CheckFlag, ///< The device flag that failed tg::checks write (CheckFlag.h).
   };
   Kind kind = Kind::Arena;
