@@ -378,6 +378,9 @@ bool Generator::matmul() {
   int64_t n = 0;
   std::vector<float> bc;
   Shape sbStored;
+  // matmul_window: b is layer `layer` of an input [layers, ...] (a KV cache's keys or values),
+  // a contiguous window read in place, through a view of the input when its offset allows.
+  int64_t layers = 0, layer = 0;
   const int form = rng_.below(100);
   std::string formName;
   auto fits = [&](int64_t bt, int64_t nn) {
@@ -424,17 +427,24 @@ bool Generator::matmul() {
       sbStored = sb;
       formName = "matmul_constant";
     } else {
-      b = newInput(sb, d);
+      Shape stored = sb;
+      if (rng_.percent(20) && 4 * tg::shape_numel(sb) <= options_.maxElements) {
+        layers = rng_.range(2, 4);
+        layer = rng_.range(0, layers - 1);
+        stored.insert(stored.begin(), layers);
+      }
+      b = newInput(stored, d);
       if (b < 0) {
         unpick();
         return false;
       }
       ++uses_[b];
       pending_.push_back(b);
-      formName = "matmul_weight";
+      formName = layers ? "matmul_window" : "matmul_weight";
+      if (layers) sbStored = sb;
     }
   }
-  if (b >= 0 && b != a) sbStored = values_[b].shape;
+  if (b >= 0 && b != a && !layers) sbStored = values_[b].shape;
   if (b == a) {
     ++uses_[a];
     pending_.push_back(a);
@@ -455,8 +465,9 @@ bool Generator::matmul() {
     Tensor x = scale != 1 ? v[a] * scale : v[a];
     return ta ? tg::transpose(x, -1, -2) : x;
   };
-  auto opB = [b, tb, bc, sbStored](const std::vector<Tensor>& v, const Tensor& like) {
+  auto opB = [b, tb, bc, sbStored, layers, layer](const std::vector<Tensor>& v, const Tensor& like) {
     Tensor y = b >= 0 ? v[b] : tg::from_vector(bc, sbStored, like.dtype(), like.device());
+    if (layers) y = tg::reshape(tg::slice(y, 0, layer, layer + 1), sbStored);
     return tb ? tg::transpose(y, -1, -2) : y;
   };
   // The operands' error bounds, moved by the same layout (and scale) as the operands.
@@ -468,14 +479,18 @@ bool Generator::matmul() {
     std::vector<float> g = x.to_vector<float>();
     return std::vector<double>(g.begin(), g.end());
   };
-  propagate_ = [opA, opB, errorOf, a, b, ta, tb, scale](const std::vector<Tensor>& v,
-                                                       const std::vector<std::vector<double>>& e) {
+  // (A window is of a new input, which is exact: no error, as for a constant.)
+  propagate_ = [opA, opB, errorOf, a, b, ta, tb, scale, layers](const std::vector<Tensor>& v,
+                                                               const std::vector<std::vector<double>>& e) {
     const std::vector<double> none;
+    const bool value = b >= 0 && !layers;
     return matmulPropagation(opA(v), errorOf(e[a], v[a], scale, ta), opB(v, v[a]),
-                             errorOf(b >= 0 ? e[b] : none, b >= 0 ? v[b] : opB(v, v[a]), 1.0, b >= 0 && tb));
+                             errorOf(value ? e[b] : none, value ? v[b] : opB(v, v[a]), 1.0, value && tb));
   };
   const int self = static_cast<int>(values_.size());
-  const std::string bText = b >= 0 ? name(b) : "dense" + shapeText(sbStored);
+  const std::string bText = b < 0    ? "dense" + shapeText(sbStored)
+                            : layers ? name(b) + "[" + std::to_string(layer) + "]"
+                                     : name(b);
   add([opA, opB, a](const std::vector<Tensor>& v) { return tg::matmul(opA(v), opB(v, v[a])); },
       shape, raw * scale,
       "matmul(" + std::string(ta ? "transpose(" : "") + name(a) +

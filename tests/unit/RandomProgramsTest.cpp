@@ -45,7 +45,7 @@ TEST(RandomPrograms, EveryStepKindAppears) {
     for (const tg::TensorSpec& s : p.inputs) EXPECT_LE(tg::shape_numel(s.shape), 50000) << p.description;
   }
   for (const char* f : {"sum", "mean", "max", "keepdims", "broadcast_back", "softmax", "layer_norm",
-                        "layer_norm_affine", "matmul_weight", "matmul_gram", "matmul_values",
+                        "layer_norm_affine", "matmul_weight", "matmul_gram", "matmul_values", "matmul_window",
                         "matmul_constant", "matmul_batched", "matmul_ta", "matmul_tb",
                         "epilogue_bias", "epilogue_activation", "epilogue_residual", "epilogue_cast",
                         "permute", "reshape", "broadcast_to", "layout_round_trip", "cast",
