@@ -8,6 +8,8 @@
 // dtype: GpuEager.Layout and GpuJit.DecoderOpsFusedMatchTheCpu (OpCases).
 //
 //===----------------------------------------------------------------------===//
+#include "GpuCompare.h"
+
 #include <tg/tg.h>
 
 #include <gtest/gtest.h>
@@ -110,6 +112,75 @@ TEST(GpuIndexing, DonatedMemorySharedWithAnotherTensorIsCopiedFirst) {
     EXPECT_EQ(a.to_vector(), before) << p;  // a never sees the update
   }
   EXPECT_NE(f.report().graphs[0].updates.at(0).find("in place"), std::string::npos);
+}
+
+/// Three layers of one [layers, heads, positions, dim] cache (donated: updated in place), as
+/// a decoder's layers use it: each writes its row at `pos`, then reads its layer's window as a
+/// matmul operand three ways (q @ keys^T, a gemv; p @ keys, a tensor-core gemm; softmax of the
+/// scores @ keys, decode's probs @ values). Where a layer's offset is a multiple of 256 bytes
+/// the kernels read and write through views of the cache (rt::PlanBuffer aliases at an offset)
+/// and the layers share their kernels; elsewhere the offsets stay in the code.
+void checkLayersOfOneCache(int64_t heads, int64_t positions, int64_t dim, uint64_t seed) {
+  SCOPED_TRACE("cache [3, " + std::to_string(heads) + ", " + std::to_string(positions) + ", " +
+               std::to_string(dim) + "] bf16");
+  const int64_t layers = 3;
+  auto step = [=](const Tensor& cache, const Tensor& rows, const Tensor& pos, const Tensor& q, const Tensor& p) {
+    Tensor c = cache;
+    std::vector<Tensor> out;
+    for (int64_t l = 0; l < layers; ++l) {
+      Tensor row = tg::reshape(tg::slice(rows, 0, l, l + 1), {1, heads, 1, dim});
+      c = tg::dynamic_update_slice(c, row, 2, pos, {l, 0, 0, 0});
+      Tensor keys = tg::reshape(tg::slice(c, 0, l, l + 1), {heads, positions, dim});
+      Tensor scores = tg::matmul(q, tg::transpose(keys, -1, -2));                  // [heads, 1, positions]
+      out.push_back(scores);
+      out.push_back(tg::matmul(p, keys));                                          // [heads, 64, dim]
+      out.push_back(tg::matmul(tg::cast(tg::softmax(tg::cast(scores, DType::F32)), DType::BF16), keys));
+    }
+    out.push_back(c);
+    return out;
+  };
+  auto f = tg::jit([&](const Tensor& cache, const Tensor& rows, const Tensor& pos, const Tensor& q, const Tensor& p) {
+    std::vector<Tensor> r = step(cache, rows, pos, q, p);
+    return std::tuple{r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9]};
+  }, {.donate = {0}});
+  Tensor cpuCache = tg::randn({layers, heads, positions, dim}, DType::BF16, seed, Device::CPU);
+  Tensor gpuCache = cpuCache.to(Device::CUDA);
+  for (int32_t i = 0; i < 3; ++i) {  // the first call, then CUDA graph replays
+    SCOPED_TRACE("step " + std::to_string(i));
+    Tensor rows = tg::randn({layers, heads, 1, dim}, DType::BF16, seed + 10 + i, Device::CPU);
+    Tensor q = tg::randn({heads, 1, dim}, DType::BF16, seed + 20 + i, Device::CPU);
+    Tensor p = tg::randn({heads, 64, positions}, DType::BF16, seed + 30 + i, Device::CPU);
+    Tensor pos = ids({i}, {}, Device::CPU);
+    std::vector<Tensor> want = step(cpuCache, rows, pos, q, p);
+    auto got = f(gpuCache, rows.to(Device::CUDA), pos.to(Device::CUDA), q.to(Device::CUDA), p.to(Device::CUDA));
+    const std::vector<Tensor> gotAll = {std::get<0>(got), std::get<1>(got), std::get<2>(got), std::get<3>(got),
+                                        std::get<4>(got), std::get<5>(got), std::get<6>(got), std::get<7>(got),
+                                        std::get<8>(got), std::get<9>(got)};
+    ASSERT_EQ(gotAll.size(), want.size());
+    EXPECT_EQ(gotAll.back().to_vector(), want.back().to_vector()) << "the cache";
+    // bf16 products are exact in f32; the sums of at most 64 terms of |x| < 8 differ from the
+    // reference's f64 by far less than 2^-10 absolute; the bf16 result then rounds to a
+    // neighbour at most. The softmax's probabilities (bf16, each at most 1) may each round to a
+    // neighbour (2^-9) on the GPU; against keys of |k| < 4 a few of them move a result by up to
+    // 2^-5. A window read at the wrong place moves results by about 1.
+    for (size_t r = 0; r + 1 < want.size(); ++r)
+      tggpu::compare(tg::cast(gotAll[r].to(Device::CPU), DType::F32), tg::cast(want[r], DType::F32),
+                     tggpu::Tolerance{.dtypeUlps = 2, .abs = r % 3 == 2 ? 0x1p-5 : 0x1p-10, .norm = 1e-2,
+                                      .rule = "bf16 matmul result " + std::to_string(r)});
+    cpuCache = want.back();
+    gpuCache = gotAll.back();
+  }
+  tg::JitReport r = f.report();
+  ASSERT_EQ(r.graphs.size(), 1u);
+  EXPECT_TRUE(r.recompiles.empty());
+  for (const std::string& u : r.graphs[0].updates) EXPECT_NE(u.find("in place"), std::string::npos) << u;
+}
+
+TEST(GpuIndexing, LayersOfOneCacheReadAndWrittenThroughViewsMatchTheCpu) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  checkLayersOfOneCache(2, 64, 64, 51);  // layers 16 KiB apart: views
+  checkLayersOfOneCache(2, 5, 24, 61);   // 480 bytes apart: 256 in a view, 224 in the code
+  checkLayersOfOneCache(1, 4, 8, 71);    // 64 bytes apart: offsets in the code
 }
 
 TEST(GpuIndexing, IndicesOutOfRangeAreReportedWithTheirLineAndClampedLikeTheCpu) {
