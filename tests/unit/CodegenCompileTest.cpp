@@ -428,6 +428,8 @@ func.func @f(%x: tensor<1024xf32>, %y: tensor<1024xf32>, %z: tensor<512xf32>) ->
   EXPECT_EQ(plan.kernels.size(), 4u) << "x * 2 and y * 2 share a kernel; y * 3, exp(x) and z * 2 "
                                         "(another size) do not\n" << plan.str();
   EXPECT_EQ(plan.launches[0].kernel, plan.launches[1].kernel) << plan.str();
+  EXPECT_NE(plan.launches[0].fusion, plan.launches[1].fusion) << "each launch names its own fusion";
+  EXPECT_NE(plan.str().find("(for " + plan.launches[1].fusion + ")"), std::string::npos) << plan.str();
   EXPECT_NE(plan.launches[0].buffers, plan.launches[1].buffers) << "each launch keeps its own buffers";
   std::set<int> kernels;
   for (const tg::rt::PlanLaunch& l : plan.launches) kernels.insert(l.kernel);

@@ -195,6 +195,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     auto [known, isNew] = kernelOfSource.try_emplace(sourceWithoutName(emission->kernel),
                                                      static_cast<int>(plan.kernels.size()));
     launch.kernel = known->second;
+    launch.fusion = name.str();
     launch.dims = emission->dims;
     launch.tensorMaps = emission->tensorMaps;
     for (Value v : fusion.getInputs()) launch.buffers.push_back(bufferOf.lookup(v));

@@ -22,7 +22,9 @@ std::string Plan::str() const {
     os << "\n";
   }
   for (const PlanLaunch& l : launches) {
-    os << "  launch " << kernels[l.kernel].name << " grid(" << l.dims.grid[0] << ","
+    os << "  launch " << kernels[l.kernel].name;
+    if (!l.fusion.empty() && l.fusion != kernels[l.kernel].name) os << " (for " << l.fusion << ")";
+    os << " grid(" << l.dims.grid[0] << ","
        << l.dims.grid[1] << "," << l.dims.grid[2] << ") block(" << l.dims.block[0] << ","
        << l.dims.block[1] << "," << l.dims.block[2] << ") smem " << l.dims.sharedBytes
        << " buffers [";

@@ -79,6 +79,9 @@ struct PlanTensorMap {
 /// as consecutive 128-byte CUtensorMaps.
 struct PlanLaunch {
   int kernel = -1;
+  /// The fusion this launch computes (its `tg.kernel` name, as remarks name it): another name
+  /// than its kernel's when kernels that differ only in their names were made one.
+  std::string fusion;
   LaunchDims dims;
   std::vector<int> buffers;
   std::vector<PlanTensorMap> tensorMaps;
