@@ -35,11 +35,13 @@ std::string elementwiseLine(Operation* op, const ir::OpDescription& d,
 }
 
 std::string indexType(int64_t bound, std::string& suffix) {
+  // (assign(n, c) / append: GCC 12 warns, wrongly, of an overlapping copy in suffix = "u".)
+  suffix.clear();
   if (bound < (int64_t(1) << 31)) {
-    suffix = "u";
+    suffix.push_back('u');
     return "unsigned";
   }
-  suffix = "ull";
+  suffix.append("ull");
   return "unsigned long long";
 }
 
