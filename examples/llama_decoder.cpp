@@ -251,7 +251,10 @@ Generated generate(const Model& m, tg::Device device, bool useJit, bool print) {
         if (g.kernels == 0)
           std::printf("decode graph: run by the CPU reference interpreter\n");
         else
-          std::printf("decode graph: %zu kernels, %s (%llu launches)\n", g.kernels,
+          std::printf("decode graph: %zu kernels (%zu distinct: %zu compiled by NVRTC in %.1f ms summed over "
+                      "the threads, %zu from the disk cache, %zu already loaded), %s (%llu launches)\n",
+                      g.kernels, g.distinctKernels, g.kernelsCompiled, g.nvrtcMs, g.kernelsFromDisk,
+                      g.kernelsInMemory,
                       g.cudaGraph ? "one CUDA graph" : ("kernel by kernel: " + g.noCudaGraphReason).c_str(),
                       static_cast<unsigned long long>(g.cudaGraphLaunches));
         size_t inPlace = 0;

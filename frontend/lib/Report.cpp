@@ -84,6 +84,13 @@ std::string JitReport::str() const {
                                        " CUDA graph launch(es))"
                                  : "")
          << "\n";
+    if (g.distinctKernels) {
+      char nvrtc[48];
+      std::snprintf(nvrtc, sizeof(nvrtc), "%.1f ms", g.nvrtcMs);
+      os << "      kernels: " << g.distinctKernels << " distinct for " << g.kernels << " launch(es); "
+         << g.kernelsCompiled << " compiled by NVRTC (" << nvrtc << " summed over the threads), "
+         << g.kernelsFromDisk << " read from the disk cache, " << g.kernelsInMemory << " already loaded\n";
+    }
     os << "      peak device memory per run: " << formatBytes(g.peakDeviceBytes)
        << " (arena + constants + results; inputs not counted)\n";
     for (const std::string& u : g.updates) os << "      " << u << "\n";

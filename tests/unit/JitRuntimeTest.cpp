@@ -42,6 +42,12 @@ TEST(JitRuntime, ReportPrintsLaunchesAndPeakMemory) {
   graphed.cudaGraphLaunches = 5;
   graphed.cudaGraphParameterUpdates = 3;
   graphed.peakDeviceBytes = 16384;
+  graphed.kernels = 179;
+  graphed.distinctKernels = 25;
+  graphed.kernelsCompiled = 20;
+  graphed.kernelsFromDisk = 4;
+  graphed.kernelsInMemory = 1;
+  graphed.nvrtcMs = 2912.25;
   tg::JitReport::Graph direct = graphed;
   direct.index = 1;
   direct.cudaGraph = false;
@@ -55,6 +61,9 @@ TEST(JitRuntime, ReportPrintsLaunchesAndPeakMemory) {
   const std::string text = r.str();
   EXPECT_TRUE(contains(text, "launched as one CUDA graph (5 time(s), 3 kernel parameter update(s))")) << text;
   EXPECT_TRUE(contains(text, "peak device memory per run: 16.0 KiB (16384 bytes)")) << text;
+  EXPECT_TRUE(contains(text, "kernels: 25 distinct for 179 launch(es); 20 compiled by NVRTC (2912.2 ms summed "
+                             "over the threads), 4 read from the disk cache, 1 already loaded"))
+      << text;
   EXPECT_TRUE(contains(text, "launched kernel by kernel: JitOptions::cuda_graphs is false"))
       << text;
   EXPECT_TRUE(contains(text, "1.5 MiB (1572864 bytes)")) << text;
@@ -63,6 +72,7 @@ TEST(JitRuntime, ReportPrintsLaunchesAndPeakMemory) {
   EXPECT_TRUE(contains(cpuLine, "CPU reference interpreter")) << text;
   EXPECT_FALSE(contains(cpuLine, "launched")) << text;
   EXPECT_FALSE(contains(cpuLine, "peak device memory")) << text;
+  EXPECT_FALSE(contains(cpuLine, "distinct for")) << text;
 }
 
 TEST(JitRuntime, CpuFunctionsReportNoDeviceMemory) {

@@ -413,6 +413,13 @@ struct JitReport {
     int index = 0;
     size_t ops = 0;      ///< ops in the traced graph
     size_t kernels = 0;  ///< kernels launched per run (0: the CPU reference interpreter runs it)
+    /// On CUDA: the distinct kernels those launches run (a model's layers share theirs), and
+    /// how they were found when the graph was compiled: compiled by NVRTC (taking nvrtcMs,
+    /// summed over the threads that compiled them in parallel), read from the on-disk cache,
+    /// or already loaded in this process.
+    size_t distinctKernels = 0;
+    size_t kernelsCompiled = 0, kernelsFromDisk = 0, kernelsInMemory = 0;
+    double nvrtcMs = 0;
     uint64_t runs = 0;
     /// Wall time of its compilation, in ms: import, passes, code generation and, on CUDA, the
     /// kernels (read from the disk cache, or compiled by NVRTC in parallel) and their loading.

@@ -60,6 +60,12 @@ class GpuProgram : public Program {
     info.cudaGraphLaunches = executor_.cudaGraphLaunches();
     info.cudaGraphParameterUpdates = executor_.cudaGraphParameterUpdates();
     info.peakDeviceBytes = executor_.peakDeviceBytes();
+    const rt::KernelCache::Stats& k = executor_.kernelStats();
+    info.distinctKernels = executor_.plan().kernels.size();
+    info.kernelsCompiled = k.misses;
+    info.kernelsFromDisk = k.diskHits;
+    info.kernelsInMemory = k.hits;
+    info.nvrtcMs = k.compileMs;
     info.updates = executor_.plan().updates;
     if (!cudaGraphs_)
       info.noCudaGraphReason = "JitOptions::cuda_graphs is false";

@@ -27,7 +27,7 @@ std::vector<std::vector<size_t>> parameterSizes(const Plan& plan) {
 }  // namespace
 
 Executor::Executor(Plan plan, Gpu& gpu) : plan_(std::move(plan)), gpu_(gpu) {
-  functions_ = KernelCache::instance().functions(gpu_, plan_.kernels);  // misses compiled in parallel
+  functions_ = KernelCache::instance().functions(gpu_, plan_.kernels, &kernelStats_);  // misses compiled in parallel
   for (const PlanLaunch& l : plan_.launches)
     if (l.dims.sharedBytes > 48 * 1024)
       gpu_.setMaxDynamicShared(functions_[l.kernel], l.dims.sharedBytes);

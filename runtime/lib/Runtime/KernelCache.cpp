@@ -120,7 +120,8 @@ void* KernelCache::function(Gpu& gpu, const KernelSource& kernel) {
   return insertLocked(gpu, h, std::move(full), cubin, kernel.name);
 }
 
-std::vector<void*> KernelCache::functions(Gpu& gpu, const std::vector<KernelSource>& kernels) {
+std::vector<void*> KernelCache::functions(Gpu& gpu, const std::vector<KernelSource>& kernels, Stats* call) {
+  Stats mine;
   struct Miss {
     const KernelSource* kernel;
     KernelKey key;
@@ -142,6 +143,7 @@ std::vector<void*> KernelCache::functions(Gpu& gpu, const std::vector<KernelSour
       const uint64_t h = key.hash();
       if ((out[i] = findLocked(h, full))) {
         ++stats_.hits;
+        ++mine.hits;
         continue;
       }
       size_t m = 0;  // the same kernel twice in one program: compiled once
@@ -174,12 +176,15 @@ std::vector<void*> KernelCache::functions(Gpu& gpu, const std::vector<KernelSour
   for (size_t m = 0; m < misses.size(); ++m) {
     Miss& miss = misses[m];
     stats_.compileMs += miss.compileMs;
+    mine.compileMs += miss.compileMs;
     ++(miss.fromDisk ? stats_.diskHits : stats_.misses);
+    ++(miss.fromDisk ? mine.diskHits : mine.misses);
     loaded[m] = findLocked(miss.hash, miss.full);  // another thread may have loaded it meanwhile
     if (!loaded[m]) loaded[m] = insertLocked(gpu, miss.hash, miss.full, miss.cubin, miss.kernel->name);
   }
   for (size_t i = 0; i < kernels.size(); ++i)
     if (!out[i]) out[i] = loaded[missOf[i]];
+  if (call) *call = mine;
   return out;
 }
 

@@ -1,6 +1,7 @@
 //===- Executor.h - Runs a Plan on tg's stream, without host syncs --------===//
 #pragma once
 
+#include "tg/Runtime/KernelCache.h"
 #include "tg/Runtime/LaunchParams.h"
 #include "tg/Runtime/Gpu.h"
 #include "tg/Runtime/Plan.h"
@@ -54,6 +55,9 @@ class Executor {
   /// and the result buffers a run allocates. Inputs belong to the caller and are not counted;
   /// nor is the 4-byte tg::check flag that the whole process shares.
   size_t peakDeviceBytes() const { return peakDeviceBytes_; }
+  /// How the plan's kernels were found when it was loaded: already in memory, read from the
+  /// disk cache or compiled by NVRTC (and that time, summed over the compiling threads).
+  const KernelCache::Stats& kernelStats() const { return kernelStats_; }
 
  private:
   /// Points every plan buffer at its memory for this run (ptrs_, owners_): inputs, constants,
@@ -85,6 +89,7 @@ class Executor {
   uint64_t cudaGraphLaunches_ = 0;
   std::string cudaGraphFailure_;
   size_t peakDeviceBytes_ = 0;
+  KernelCache::Stats kernelStats_;
 };
 
 }  // namespace tg::rt

@@ -76,7 +76,9 @@ class KernelCache {
   /// function() of every kernel of a program, with the misses read from disk or compiled in
   /// parallel (NVRTC is thread-safe; one thread per miss, at most the machine's cores), then
   /// loaded in order. Throws the first failure's tg::Error after every compilation ended.
-  std::vector<void*> functions(Gpu& gpu, const std::vector<KernelSource>& kernels);
+  /// `call`, when given, receives this call's own counts (hits, disk hits, misses, the NVRTC
+  /// time summed over the threads).
+  std::vector<void*> functions(Gpu& gpu, const std::vector<KernelSource>& kernels, Stats* call = nullptr);
   Stats stats() const;
   /// The disk layer (null when there is no cache directory).
   DiskCache* disk();
