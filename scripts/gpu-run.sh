@@ -242,7 +242,10 @@ PY
     TG_CACHE_DIR="$dcache" ./llama_decoder --save "$dsave" > "$logs/decoder.log" 2>&1
     summary+="decoder (cold cache): exit $? | $(grep -E '^jit on|^decode' "$logs/decoder.log" | tr '\n' ' ')\n"
     TG_CACHE_DIR="$dcache" ./llama_decoder > "$logs/decoder_warm.log" 2>&1
-    summary+="decoder (warm cache): exit $? | $(grep -E '^jit on|^tokens' "$logs/decoder_warm.log" | tr '\n' ' ' | cut -c1-400)\n"
+    summary+="decoder (warm cache): exit $? | $(grep -E '^jit on|^decode graph|^tokens' "$logs/decoder_warm.log" | tr '\n' ' ' | cut -c1-600)\n"
+    # Eager execution (op by op, each op's kernels cached after its first use), 8 tokens.
+    TG_CACHE_DIR="$dcache" timeout 240 ./llama_decoder --eager --generate 8 > "$logs/decoder_eager.log" 2>&1
+    summary+="decoder (eager): exit $? | $(grep -E '^eager' "$logs/decoder_eager.log" | tr '\n' ' ' | cut -c1-600)\n"
     if [[ -f decoder_torch.py ]]; then
       PYTHONUNBUFFERED=1 python3 decoder_torch.py --dir "$dsave" --out "$out/decoder_torch.json" \
         > "$logs/decoder_torch.log" 2>&1
