@@ -5,7 +5,7 @@
 #       On the build machine (no GPU needed): builds the static binaries and stages them,
 #       stripped, with the Python benchmark scripts, into .gpu/ (git-ignored; about 50-65 MB).
 #   scripts/gpu-run.sh remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke]
-#                             [torch] [demo] [decoder] [sweep] [rowsweep] [versus] [fuzz]
+#                             [torch] [demo] [decoder] [pdl] [sweep] [rowsweep] [versus] [fuzz]
 #                             (default: tests sass bench runtime gemm torch demo)
 #       On the GPU machine, in a checkout holding that .gpu/ (it needs the NVIDIA driver; the
 #       sanitize and sass stages the CUDA toolkit's compute-sanitizer and cuobjdump, torch and
@@ -77,6 +77,15 @@ remote() {
       > "$logs/gpu_tests.log" 2>&1
     summary+="gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED)  \]' "$logs/gpu_tests.log" | tr '\n' ' ')\n"
     grep -E '^\[  FAILED  \]' "$logs/gpu_tests.log" | head -20
+  fi
+  if [[ " $what " == *" pdl "* ]]; then
+    # The GPU tests again with programmatic dependent launch (TG_PDL=1: every kernel waits for
+    # its predecessor itself; launches and graph edges let it start early), then the decoder.
+    TG_PDL=1 ./tg_gpu_tests --gtest_filter="${TG_GPU_TEST_FILTER:-*}" > "$logs/gpu_tests_pdl.log" 2>&1
+    summary+="gpu tests (TG_PDL=1): exit $? | $(grep -E '^\[  (PASSED|FAILED)  \]' "$logs/gpu_tests_pdl.log" | tr '\n' ' ')\n"
+    grep -E '^\[  FAILED  \]' "$logs/gpu_tests_pdl.log" | head -20
+    TG_PDL=1 ./llama_decoder > "$logs/decoder_pdl.log" 2>&1
+    summary+="decoder (TG_PDL=1): exit $? | $(grep -E '^jit on|^decode graph|^tokens' "$logs/decoder_pdl.log" | tr '\n' ' ' | cut -c1-600)\n"
   fi
   if [[ " $what " == *" sanitize "* ]]; then
     # compute-sanitizer over the whole GPU suite, with every allocation going to the driver
@@ -277,5 +286,5 @@ PY
 case "${1:-}" in
   prepare) prepare ;;
   remote) shift; remote "$@" ;;
-  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [decoder] [sweep] [rowsweep] [versus] [fuzz]"; exit 2 ;;
+  *) echo "usage: scripts/gpu-run.sh prepare | remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke] [torch] [demo] [decoder] [pdl] [sweep] [rowsweep] [versus] [fuzz]"; exit 2 ;;
 esac

@@ -577,6 +577,44 @@ TEST(Tuning, ElementwiseKnobsReachTheKernel) {
   EXPECT_NE(plain.plan.kernels[0].source, source) << "variants are different sources (cache keys)";
 }
 
+// TG_PDL=1 on sm_90a: every kernel of the plan waits for its predecessor itself (the prelude's
+// TG_GRID_PROLOGUE compiled to griddepcontrol), which is what lets the runtime launch it
+// programmatically; the plan says so. Not on sm_80 (no griddepcontrol), and not by default.
+TEST(Tuning, ProgrammaticLaunchesPutAGridDependencyWaitInEveryKernel) {
+  auto f = tg::jit([](const Tensor& x, const Tensor& w) {
+    Tensor h = tg::matmul(x, w);                     // a gemm
+    Tensor s = tg::softmax(h);                        // a row kernel
+    Tensor t = tg::sum(tg::transpose(s, 0, 1), {1});  // a transpose and a reduction
+    return std::tuple{tg::exp(t) + 1.0f, tg::matmul(tg::slice(x, 0, 0, 1), w)};  // elementwise, gemv
+  });
+  const std::string ir = f.trace_ir(tg::TensorSpec{{256, 128}, DType::BF16}, tg::TensorSpec{{128, 256}, DType::BF16});
+  tg::codegen::Tuning t;
+  t.pdl = 1;
+  Compiled pdl = compileIr(ir, true, "sm_90a", t), plain = compileIr(ir), sm80 = compileIr(ir, true, "sm_80", t);
+  EXPECT_TRUE(pdl.plan.programmaticLaunches);
+  EXPECT_NE(pdl.plan.str().find("programmatic launches"), std::string::npos) << pdl.plan.str();
+  EXPECT_FALSE(plain.plan.programmaticLaunches);
+  EXPECT_FALSE(sm80.plan.programmaticLaunches);
+  ASSERT_GE(pdl.plan.kernels.size(), 4u) << pdl.plan.str();
+  std::string why;
+  const bool nvrtc = tg::rt::nvrtcAvailable(&why);
+  for (const tg::rt::KernelSource& k : pdl.plan.kernels) {
+    SCOPED_TRACE(k.name);
+    EXPECT_EQ(k.source.rfind("#define TG_PDL 1\n", 0), 0u) << k.source.substr(0, 200);
+    EXPECT_NE(k.source.find("TG_GRID_PROLOGUE();"), std::string::npos);
+    if (!nvrtc) continue;
+    tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", "sm_90a", tg::rt::defaultNvrtcOptions());
+    EXPECT_NE(r.ptx.find("griddepcontrol.wait"), std::string::npos) << "the wait is in the code";
+  }
+  for (const tg::rt::KernelSource& k : plain.plan.kernels) {
+    SCOPED_TRACE(k.name);
+    EXPECT_EQ(k.source.find("#define TG_PDL 1"), std::string::npos);
+    if (!nvrtc) continue;
+    tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", "sm_90a", tg::rt::defaultNvrtcOptions());
+    EXPECT_EQ(r.ptx.find("griddepcontrol"), std::string::npos) << "the default launches as before";
+  }
+}
+
 TEST(Tuning, MatmulKnobsReachTheKernelAndBadValuesAreErrors) {
   auto f = tg::jit([](const Tensor& x, const Tensor& w) { return tg::matmul(x, w); });
   const std::string ir = f.trace_ir(tg::TensorSpec{{512, 256}, DType::BF16},

@@ -11,6 +11,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <cstdlib>
 #include <map>
 
 using namespace mlir;
@@ -102,6 +103,9 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
   rt::Plan plan;
   plan.name = func.getSymName().str();
   plan.arch = options.arch;
+  // Programmatic launches need griddepcontrol (sm_90+) in every kernel of the plan.
+  plan.programmaticLaunches = options.tuning.pdl != 0 && options.arch.size() > 3 && options.arch.rfind("sm_", 0) == 0 &&
+                              std::atoi(options.arch.c_str() + 3) >= 90;
   Block& block = func.getBody().front();
   llvm::DenseMap<Value, int> bufferOf;
   int checkFlag = -1;
@@ -193,6 +197,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
         break;
     }
     if (failed(emission)) return failure();
+    if (plan.programmaticLaunches) emission->kernel.source.insert(0, "#define TG_PDL 1\n");
     rt::PlanLaunch launch;
     auto [known, isNew] = kernelOfSource.try_emplace(sourceWithoutName(emission->kernel),
                                                      static_cast<int>(plan.kernels.size()));

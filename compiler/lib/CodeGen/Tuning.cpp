@@ -31,6 +31,7 @@ Tuning tuningFromEnvironment() {
   readInt("TG_ROW_REGISTERS", t.rowRegisters);
   readInt("TG_ROW_MAX_GROUP", t.rowMaxGroup);
   readInt("TG_ROW_CLUSTER_GROUP", t.rowClusterGroup);
+  readInt("TG_PDL", t.pdl);
   return t;
 }
 

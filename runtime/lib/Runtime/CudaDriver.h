@@ -59,11 +59,13 @@ namespace tg::rt {
   X(cuGraphCreate)                  \
   X(cuGraphDestroy)                 \
   X(cuGraphAddKernelNode)           \
+  X(cuGraphAddDependencies)         \
   X(cuGraphInstantiate)             \
   X(cuGraphExecDestroy)             \
   X(cuGraphExecKernelNodeSetParams) \
   X(cuGraphLaunch)                  \
   X(cuLaunchKernel)                 \
+  X(cuLaunchKernelEx)               \
   X(cuTensorMapEncodeTiled)
 
 /// Function pointers for the driver entry points tg uses.

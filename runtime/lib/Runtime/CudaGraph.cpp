@@ -44,9 +44,20 @@ CudaGraph::CudaGraph(Gpu& gpu, const Plan& plan, const std::vector<void*>& funct
       node.dims = plan.launches[l].dims;
       CUDA_KERNEL_NODE_PARAMS p = nodeParams(node.function, node.dims, params, l);
       CUgraphNode handle = nullptr;
-      gpu_.check(d.cuGraphAddKernelNode(&handle, graph, previous ? &previous : nullptr,
-                                        previous ? 1 : 0, &p),
-                 "cuGraphAddKernelNode");
+      if (plan.programmaticLaunches && previous) {
+        // A programmatic edge: this kernel may launch once every block of the previous one has
+        // run griddepcontrol.launch_dependents (or exited); it waits for that kernel's
+        // completion itself (TG_GRID_PROLOGUE).
+        gpu_.check(d.cuGraphAddKernelNode(&handle, graph, nullptr, 0, &p), "cuGraphAddKernelNode");
+        CUgraphEdgeData edge{};
+        edge.from_port = CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
+        edge.type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
+        gpu_.check(d.cuGraphAddDependencies(graph, &previous, &handle, &edge, 1), "cuGraphAddDependencies");
+      } else {
+        gpu_.check(d.cuGraphAddKernelNode(&handle, graph, previous ? &previous : nullptr,
+                                          previous ? 1 : 0, &p),
+                   "cuGraphAddKernelNode");
+      }
       node.handle = handle;
       node.heldOffset = built_.size();
       std::span<const std::byte> bytes = params.bytes(l);

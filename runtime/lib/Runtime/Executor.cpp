@@ -67,9 +67,13 @@ void Executor::run(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs,
     ++runs_;
     for (size_t l = 0; l < plan_.launches.size(); ++l) packLaunch(l);
     if (!launchAsCudaGraph(mayUseCudaGraph))
-      for (size_t l = 0; l < plan_.launches.size(); ++l)
-        gpu_.launch(functions_[plan_.launches[l].kernel], plan_.launches[l].dims,
-                    params_.pointers(l));
+      for (size_t l = 0; l < plan_.launches.size(); ++l) {
+        void* f = functions_[plan_.launches[l].kernel];
+        if (plan_.programmaticLaunches)
+          gpu_.launchProgrammatic(f, plan_.launches[l].dims, params_.pointers(l));
+        else
+          gpu_.launch(f, plan_.launches[l].dims, params_.pointers(l));
+      }
   } catch (...) {
     owners_.assign(owners_.size(), nullptr);  // e.g. out of memory: keep no buffer of this run
     throw;

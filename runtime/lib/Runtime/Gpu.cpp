@@ -314,6 +314,25 @@ void Gpu::launch(void* function, const LaunchDims& dims, void** args) {
         "cuLaunchKernel");
 }
 
+void Gpu::launchProgrammatic(void* function, const LaunchDims& dims, void** args) {
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attribute.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = dims.grid[0];
+  config.gridDimY = dims.grid[1];
+  config.gridDimZ = dims.grid[2];
+  config.blockDimX = dims.block[0];
+  config.blockDimY = dims.block[1];
+  config.blockDimZ = dims.block[2];
+  config.sharedMemBytes = dims.sharedBytes;
+  config.hStream = static_cast<CUstream>(stream_);
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  check(driverOf(driver_).cuLaunchKernelEx(&config, static_cast<CUfunction>(function), args, nullptr),
+        "cuLaunchKernelEx");
+}
+
 void* Gpu::createEvent() {
   CUevent e;
   check(driverOf(driver_).cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");

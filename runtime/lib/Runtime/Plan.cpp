@@ -8,7 +8,8 @@ namespace tg::rt {
 std::string Plan::str() const {
   std::ostringstream os;
   os << "plan @" << name << " for " << arch << ": " << kernels.size() << " kernel(s), "
-     << launches.size() << " launch(es), arena " << arenaBytes << " bytes\n";
+     << launches.size() << " launch(es), arena " << arenaBytes << " bytes"
+     << (programmaticLaunches ? ", programmatic launches (TG_PDL)" : "") << "\n";
   for (size_t i = 0; i < buffers.size(); ++i) {
     const PlanBuffer& b = buffers[i];
     os << "  buffer " << i << ": " << bufferKindName(b.kind);

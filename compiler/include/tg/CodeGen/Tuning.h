@@ -34,6 +34,10 @@ struct Tuning {
   int rowRegisters = 0;  ///< TG_ROW_REGISTERS: registers of held values per thread (32)
   int rowMaxGroup = 0;      ///< TG_ROW_MAX_GROUP: threads per block for wide rows (512)
   int rowClusterGroup = 0;  ///< TG_ROW_CLUSTER_GROUP: threads per block of a cluster (256)
+  /// TG_PDL=1: programmatic dependent launch on sm_90+ (each kernel waits for its predecessor
+  /// with griddepcontrol; launches and CUDA graph edges let it start early:
+  /// Plan::programmaticLaunches). Off by default until measured on the GPU.
+  int pdl = 0;
 };
 
 /// The knobs set in the environment (unset or empty variables keep the defaults).

@@ -18,6 +18,7 @@ __device__ unsigned tg_col_arrivals[TgBody::kOutputs / TgBody::kColumns * TgBody
 #endif
 
 extern "C" __global__ void __launch_bounds__(32 * TG_COL_WARPS) TG_NAME(const TgBody body) {
+  TG_GRID_PROLOGUE();
   typedef TgBody::Index Index;
   typedef TgBody::Acc Acc;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;

@@ -12,6 +12,7 @@
 // loads per input (each one coalesced across the warp), then computes and stores: enough bytes
 // in flight to keep HBM busy. The scalar loop handles the tail and misaligned pointers.
 extern "C" __global__ void __launch_bounds__(TG_BLOCK) TG_NAME(const TgBody body) {
+  TG_GRID_PROLOGUE();
   typedef TgBody::Index Index;
   const Index tid = (Index)blockIdx.x * TG_BLOCK + threadIdx.x;
   const Index stride = (Index)gridDim.x * TG_BLOCK;

@@ -127,6 +127,7 @@ __device__ __forceinline__ void tg_gemv(const TgBody& body) {
 }
 
 extern "C" __global__ void __launch_bounds__(TG_THREADS) TG_NAME(const TgBody body) {
+  TG_GRID_PROLOGUE();
   if (TgBody::kVec > 1 && body.aligned())
     tg_gemv<TgBody::kVec>(body);
   else

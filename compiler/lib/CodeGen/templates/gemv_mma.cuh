@@ -44,6 +44,7 @@ __device__ __forceinline__ uint4 tg_gemv_chunk(const TgBody::Elem* p, bool align
 }
 
 extern "C" __global__ void __launch_bounds__(TG_WARPS * 32) TG_NAME(const TgBody body) {
+  TG_GRID_PROLOGUE();
   using E = TgBody::Elem;
   constexpr int kPer = 16 / sizeof(E);
   constexpr long long kStep = 4 * kPer;  // K a warp covers per step

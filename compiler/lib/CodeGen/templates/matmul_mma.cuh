@@ -242,6 +242,7 @@ __device__ __forceinline__ void tg_mma_tile_coords(int t, int& tm, int& tn) {
 constexpr int kTgMinBlocks = TG_TF32 ? 1 : 2;
 
 extern "C" __global__ void __launch_bounds__(kTgThreads, kTgMinBlocks) TG_NAME(const TgBody body) {
+  TG_GRID_PROLOGUE();
   extern __shared__ __align__(128) unsigned char tg_dynamic_smem[];
   const unsigned aBase = tg_smem_addr(tg_dynamic_smem), bBase = aBase + TG_STAGES * kTgAStageBytes;
   const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;

@@ -5,6 +5,7 @@
 // 256 threads; each computes a (TG_BM / 16) x (TG_BN / 16) patch from shared-memory tiles.
 // f32 accumulation on the CUDA cores: the portable baseline (tensor-core paths come later).
 extern "C" __global__ void __launch_bounds__(256) TG_NAME(const TgBody body) {
+  TG_GRID_PROLOGUE();
   constexpr int TM = TG_BM / 16, TN = TG_BN / 16;
   __shared__ float As[TG_BK][TG_BM + 1];
   __shared__ float Bs[TG_BK][TG_BN + 1];

@@ -246,6 +246,7 @@ __device__ __forceinline__ void tg_consume_kblock(float (&d)[kRows][TG_BN / 2], 
 //       in tile order, which keeps the two mainloops taking turns.
 extern "C" __global__ void __launch_bounds__(384, 1)
     TG_NAME(const TgBody body, const __grid_constant__ TgMaps maps) {
+  TG_GRID_PROLOGUE();
   extern __shared__ unsigned char tg_dynamic_smem[];
   // 1024-byte alignment for the 128-byte swizzle pattern (the launch asks for 1 KiB extra).
   const unsigned base = (tg_smem_addr(tg_dynamic_smem) + 1023u) & ~1023u;

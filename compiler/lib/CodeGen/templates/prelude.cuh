@@ -3,6 +3,20 @@
 // their bit patterns and converted with PTX cvt instructions. Conversions round to nearest
 // even, as the reference (runtime/lib/Support/Half.cpp) does.
 
+// Programmatic dependent launch (TG_PDL=1 on sm_90+; Plan::programmaticLaunches): each kernel
+// first waits for the grids it depends on (griddepcontrol.wait returns once they have completed
+// and their writes are visible), then lets the next kernel's blocks launch, so that launch
+// overlaps this kernel's run. Every kernel calls TG_GRID_PROLOGUE() before it touches memory;
+// launched without the attribute, both instructions do nothing.
+#ifndef TG_PDL
+#define TG_PDL 0
+#endif
+#if TG_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TG_GRID_PROLOGUE() asm volatile("griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;" ::: "memory")
+#else
+#define TG_GRID_PROLOGUE() ((void)0)
+#endif
+
 typedef unsigned short tg_bf16;
 typedef unsigned short tg_f16;
 typedef unsigned char tg_bool;

@@ -43,6 +43,7 @@ __device__ __forceinline__ TgBody::Acc tg_group_combine(const TgBody& body, TgBo
 }
 
 extern "C" __global__ void __launch_bounds__(TG_BLOCK) TG_NAME(const TgBody body) {
+  TG_GRID_PROLOGUE();
   typedef TgBody::Index Index;
   typedef TgBody::Acc Acc;
 #if TG_SPLIT > 1

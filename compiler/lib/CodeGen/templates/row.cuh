@@ -186,6 +186,7 @@ struct TgMaxKey {
 #if TG_CLUSTER > 1
 extern "C" __global__ void __cluster_dims__(TG_CLUSTER, 1, 1) __launch_bounds__(TG_BLOCK, 1)
     TG_NAME(const TgBody body) {
+  TG_GRID_PROLOGUE();
   typedef TgBody::Index Index;
   // One cluster per row. (Clusters striding over the rows, as many as the GPU holds at once,
   // measured slower on the H200: RESULTS.md, 2026-12-02 15:10.)
@@ -198,6 +199,7 @@ extern "C" __global__ void __cluster_dims__(TG_CLUSTER, 1, 1) __launch_bounds__(
 }
 #else
 extern "C" __global__ void __launch_bounds__(TG_BLOCK) TG_NAME(const TgBody body) {
+  TG_GRID_PROLOGUE();
   typedef TgBody::Index Index;
   constexpr int kGroupsPerBlock = TG_BLOCK / TG_GROUP;
   const int lane = threadIdx.x % TG_GROUP;

@@ -9,6 +9,7 @@
 // the transpose would fetch a 32-byte sector per 4-byte element. Grid: ceil(C / 32) x
 // ceil(R / 32) x batch.
 extern "C" __global__ void __launch_bounds__(256) TG_NAME(const TgBody body) {
+  TG_GRID_PROLOGUE();
   typedef TgBody::Index Index;
   __shared__ TgBody::T tile[32][33];
   const Index plane = (Index)blockIdx.z * ((Index)TG_ROWS * TG_COLS);

@@ -4,6 +4,7 @@
 // position the start tensor gives. Grid-stride over the update only: the rest of the input
 // stays where it is.
 extern "C" __global__ void __launch_bounds__(256) TG_NAME(const TgBody body) {
+  TG_GRID_PROLOGUE();
   typedef TgBody::Index Index;
   const Index stride = (Index)gridDim.x * 256;
   for (Index j = (Index)blockIdx.x * 256 + threadIdx.x; j < TgBody::kNumel; j += stride) body.one(j);

@@ -104,6 +104,10 @@ class Gpu {
   void setMaxDynamicShared(void* function, uint32_t bytes);
   /// Launches `function` on tg's stream with `args` (pointers to each argument's value).
   void launch(void* function, const LaunchDims& dims, void** args);
+  /// The same with programmatic stream serialization: the kernel may start before the previous
+  /// kernel on the stream has finished, and must wait for it itself (griddepcontrol.wait;
+  /// Plan::programmaticLaunches).
+  void launchProgrammatic(void* function, const LaunchDims& dims, void** args);
 
   /// Encodes `spec` over the memory at `base` (cuTensorMapEncodeTiled; host-only, no device
   /// work). Throws tg::Error naming the spec when the driver refuses it.

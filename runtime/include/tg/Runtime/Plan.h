@@ -90,6 +90,11 @@ struct PlanLaunch {
 struct Plan {
   std::string name;
   std::string arch;  ///< NVRTC target the kernels were generated for ("sm_90a").
+  /// Every kernel waits for its predecessor itself (TG_GRID_PROLOGUE, templates/prelude.cuh,
+  /// compiled with TG_PDL 1): the Executor launches them with programmatic stream
+  /// serialization and its CUDA graph joins them with programmatic edges, so each kernel's
+  /// launch overlaps the one before (TG_PDL=1, sm_90+).
+  bool programmaticLaunches = false;
   std::vector<KernelSource> kernels;
   std::vector<PlanBuffer> buffers;
   std::vector<PlanLaunch> launches;
