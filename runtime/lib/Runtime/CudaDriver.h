@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tg/Runtime/KernelAbi.h"
+
 #include <cuda.h>
 
 #include <string>
@@ -78,6 +80,19 @@ struct CudaDriver {
   /// the library or a symbol is missing. The result lives for the whole process.
   static const CudaDriver* load(std::string& reason);
 };
+
+/// Copies `dims` into a driver launch description (CUDA_KERNEL_NODE_PARAMS, CUlaunchConfig:
+/// the same field names).
+template <class Launch>
+void setLaunchDims(Launch& launch, const LaunchDims& dims) {
+  launch.gridDimX = dims.grid[0];
+  launch.gridDimY = dims.grid[1];
+  launch.gridDimZ = dims.grid[2];
+  launch.blockDimX = dims.block[0];
+  launch.blockDimY = dims.block[1];
+  launch.blockDimZ = dims.block[2];
+  launch.sharedMemBytes = dims.sharedBytes;
+}
 
 /// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
 std::string cudaErrorText(const CudaDriver& driver, CUresult result);

@@ -16,13 +16,7 @@ CUDA_KERNEL_NODE_PARAMS nodeParams(void* function, const LaunchDims& dims, Launc
                                    size_t l) {
   CUDA_KERNEL_NODE_PARAMS p{};
   p.func = static_cast<CUfunction>(function);
-  p.gridDimX = dims.grid[0];
-  p.gridDimY = dims.grid[1];
-  p.gridDimZ = dims.grid[2];
-  p.blockDimX = dims.block[0];
-  p.blockDimY = dims.block[1];
-  p.blockDimZ = dims.block[2];
-  p.sharedMemBytes = dims.sharedBytes;
+  setLaunchDims(p, dims);
   p.kernelParams = params.pointers(l);
   return p;
 }

@@ -319,13 +319,7 @@ void Gpu::launchProgrammatic(void* function, const LaunchDims& dims, void** args
   attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
   attribute.value.programmaticStreamSerializationAllowed = 1;
   CUlaunchConfig config{};
-  config.gridDimX = dims.grid[0];
-  config.gridDimY = dims.grid[1];
-  config.gridDimZ = dims.grid[2];
-  config.blockDimX = dims.block[0];
-  config.blockDimY = dims.block[1];
-  config.blockDimZ = dims.block[2];
-  config.sharedMemBytes = dims.sharedBytes;
+  setLaunchDims(config, dims);
   config.hStream = static_cast<CUstream>(stream_);
   config.attrs = &attribute;
   config.numAttrs = 1;
