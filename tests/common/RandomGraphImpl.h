@@ -47,6 +47,10 @@ class Rng {
 };
 
 std::string shapeText(const Shape& s);
+/// Extents that the tensor-core paths like (rows of 16 bytes and more; 130: a ragged edge
+/// of a 64/128 tile) and odd ones that they do not.
+const std::vector<int64_t>& friendlyExtents();
+const std::vector<int64_t>& oddExtents();
 std::string num(double v);
 /// Numpy broadcasting of two shapes; throws std::logic_error when they do not broadcast.
 Shape broadcastShapes(const Shape& a, const Shape& b);
