@@ -11,7 +11,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
-#include <cstdlib>
 #include <map>
 
 using namespace mlir;
@@ -20,6 +19,12 @@ namespace tg::codegen {
 
 DType dtypeOfValue(Value v) {
   return ir::dtypeOf(cast<RankedTensorType>(v.getType()).getElementType()).value_or(DType::F32);
+}
+
+int archNumber(const std::string& arch) {
+  int n = 0;
+  for (size_t i = arch.rfind('_') + 1; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i) n = n * 10 + (arch[i] - '0');
+  return n;
 }
 
 int64_t numelOf(Value v) { return cast<RankedTensorType>(v.getType()).getNumElements(); }
@@ -104,8 +109,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
   plan.name = func.getSymName().str();
   plan.arch = options.arch;
   // Programmatic launches need griddepcontrol (sm_90+) in every kernel of the plan.
-  plan.programmaticLaunches = options.tuning.pdl != 0 && options.arch.size() > 3 && options.arch.rfind("sm_", 0) == 0 &&
-                              std::atoi(options.arch.c_str() + 3) >= 90;
+  plan.programmaticLaunches = options.tuning.pdl != 0 && archNumber(options.arch) >= 90;
   Block& block = func.getBody().front();
   llvm::DenseMap<Value, int> bufferOf;
   int checkFlag = -1;

@@ -57,12 +57,6 @@ struct RowPlan {
 };
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-/// 90 for "sm_90a", 80 for "sm_80" (0 if unreadable).
-int archNumber(const std::string& arch) {
-  int n = 0;
-  for (size_t i = arch.rfind('_') + 1; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i) n = n * 10 + (arch[i] - '0');
-  return n;
-}
 int64_t nextPow2(int64_t v) {
   int64_t p = 1;
   while (p < v) p *= 2;

@@ -69,6 +69,8 @@ std::string elementwiseLine(mlir::Operation* op, const ir::OpDescription& d,
                             const std::vector<std::string>& operands, const std::string& name,
                             Precision precision);
 DType dtypeOfValue(mlir::Value v);
+/// 90 for "sm_90a", 80 for "sm_80" (0 if unreadable).
+int archNumber(const std::string& arch);
 int64_t numelOf(mlir::Value v);
 /// "unsigned" when every index below `bound` fits in 32 bits, else "unsigned long long";
 /// `suffix` receives the matching literal suffix.
