@@ -71,19 +71,36 @@ remote() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv \
     | tee "$logs/gpu.txt"
   local summary=""
+  # The GPU tests in TG_GPU_TEST_SHARDS processes at once (default: 8, or one per two cores),
+  # gtest's shards, each with its own log; their logs are then joined into $logs/$1.log. Most
+  # of the suite's time is NVRTC compiling (CPU), and the tests compare only the memory their
+  # own process holds, so the shards run side by side. TG_GPU_TEST_FILTER: a gtest filter
+  # (default: every test). Prints the summary line; returns the worst shard's exit status.
+  sharded_tests() {
+    local name="$1" shards="${TG_GPU_TEST_SHARDS:-$(( $(nproc) / 2 < 8 ? ($(nproc) + 1) / 2 : 8 ))}" i rc=0
+    local pids=()
+    for ((i = 0; i < shards; i++)); do
+      GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i ./tg_gpu_tests --gtest_filter="${TG_GPU_TEST_FILTER:-*}" \
+        --gtest_output="json:$logs/${name}_$i.json" > "$logs/${name}_$i.log" 2>&1 &
+      pids+=($!)
+    done
+    for i in "${!pids[@]}"; do wait "${pids[$i]}" || rc=$?; done
+    cat "$logs/${name}"_[0-9]*.log > "$logs/$name.log"
+    local passed failed
+    passed=$(grep -hE '^\[  PASSED  \] [0-9]+ test' "$logs/${name}"_[0-9]*.log | awk '{n += $4} END {print n + 0}')
+    failed=$(grep -hE '^\[  FAILED  \] [A-Za-z0-9_/.]+ \(' "$logs/$name.log" | sed 's/ (.*//; s/^\[  FAILED  \] //' | tr '\n' ' ')
+    echo "exit $rc | $passed passed in $shards shards${failed:+ | FAILED: $failed}"
+    return $rc
+  }
   if [[ " $what " == *" tests "* ]]; then
-    # TG_GPU_TEST_FILTER: a gtest filter (default: every test).
-    ./tg_gpu_tests --gtest_filter="${TG_GPU_TEST_FILTER:-*}" --gtest_output="json:$logs/gpu_tests.json" \
-      > "$logs/gpu_tests.log" 2>&1
-    summary+="gpu tests: exit $? | $(grep -E '^\[  (PASSED|FAILED)  \]' "$logs/gpu_tests.log" | tr '\n' ' ')\n"
-    grep -E '^\[  FAILED  \]' "$logs/gpu_tests.log" | head -20
+    summary+="gpu tests: $(sharded_tests gpu_tests)\n"
+    grep -hE '^\[  FAILED  \] [A-Za-z0-9_/.]+ \(' "$logs/gpu_tests.log" | head -20
   fi
   if [[ " $what " == *" pdl "* ]]; then
     # The GPU tests again with programmatic dependent launch (TG_PDL=1: every kernel waits for
     # its predecessor itself; launches and graph edges let it start early), then the decoder.
-    TG_PDL=1 ./tg_gpu_tests --gtest_filter="${TG_GPU_TEST_FILTER:-*}" > "$logs/gpu_tests_pdl.log" 2>&1
-    summary+="gpu tests (TG_PDL=1): exit $? | $(grep -E '^\[  (PASSED|FAILED)  \]' "$logs/gpu_tests_pdl.log" | tr '\n' ' ')\n"
-    grep -E '^\[  FAILED  \]' "$logs/gpu_tests_pdl.log" | head -20
+    summary+="gpu tests (TG_PDL=1): $(TG_PDL=1 sharded_tests gpu_tests_pdl)\n"
+    grep -hE '^\[  FAILED  \] [A-Za-z0-9_/.]+ \(' "$logs/gpu_tests_pdl.log" | head -20
     TG_PDL=1 ./llama_decoder > "$logs/decoder_pdl.log" 2>&1
     summary+="decoder (TG_PDL=1): exit $? | $(grep -E '^jit on|^decode graph|^tokens' "$logs/decoder_pdl.log" | tr '\n' ' ' | cut -c1-600)\n"
   fi
