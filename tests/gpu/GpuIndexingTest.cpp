@@ -160,18 +160,19 @@ void checkLayersOfOneCache(int64_t heads, int64_t positions, int64_t dim, uint64
     EXPECT_EQ(gotAll.back().to_vector(), want.back().to_vector()) << "the cache";
     // bf16 products are exact in f32; the sums of at most 64 terms differ from the
     // reference's by a few f32 ulps, and the bf16 results then round to a neighbour at most
-    // (2 bf16 ulps). Decode's probs @ values is checked against the GPU's own scores: a score
-    // one bf16 ulp away (0.125 at 16) moves the softmax by up to 12%, which says nothing about
-    // where the window was read. Its probabilities (bf16, each at most 1) may each round to a
-    // neighbour (2^-9) on the GPU; against keys of |k| < 4 a few of them move a result by up
-    // to 2^-5. A window read at the wrong place moves results by about 1.
+    // (2 bf16 ulps). In decode's softmax(scores) @ keys the fused kernels keep the scores in
+    // f32 (a gemm epilogue rounds only what it stores), and a score rounded to bf16 moves the
+    // softmax by up to 12% (an ulp is 0.125 at 16): its reference takes f32 scores. Its
+    // probabilities (bf16, each at most 1) may each round to a neighbour (2^-9) on the GPU;
+    // against keys of |k| < 4 a few of them move a result by up to 2^-5. A window read at the
+    // wrong place moves results by about 1.
     for (size_t r = 0; r + 1 < want.size(); ++r) {
       Tensor ref = want[r];
       if (r % 3 == 2) {
         const int64_t l = static_cast<int64_t>(r / 3);
         Tensor keys = tg::reshape(tg::slice(want.back(), 0, l, l + 1), {heads, positions, dim});
-        Tensor scores = gotAll[r - 2].to(Device::CPU);
-        ref = tg::matmul(tg::cast(tg::softmax(tg::cast(scores, DType::F32)), DType::BF16), keys);
+        Tensor scores = tg::matmul(tg::cast(q, DType::F32), tg::transpose(tg::cast(keys, DType::F32), -1, -2));
+        ref = tg::matmul(tg::cast(tg::softmax(scores), DType::BF16), keys);
       }
       tggpu::compare(gotAll[r].to(Device::CPU), ref,
                      tggpu::Tolerance{.dtypeUlps = 2, .abs = r % 3 == 2 ? 0x1p-5 : 0x1p-10, .norm = 1e-2,

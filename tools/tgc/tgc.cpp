@@ -33,6 +33,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -47,7 +48,7 @@ constexpr const char* kUsage = R"(usage:
            [--no-fuse-reductions] [--precision=auto|accurate|fast] [--sm-count=N] [--out-dir=DIR]
       Prints each compilation stage. STAGE is one of: all (default), traced, canonicalize,
       decompose, fuse, select-matmul, assign-buffers, remarks, plan, cuda, ptx, cubin (binary,
-      only when named). ARCH is an NVRTC
+      only when named), timing (each step's wall time, in ms). ARCH is an NVRTC
       target (default: this machine's GPU, or sm_90a without one). --out-dir also writes
       every stage (cubins included) as files into DIR. Needs no GPU. Reductions over trailing
       dims form row kernels with their producers and consumers; --no-fuse-reductions keeps
@@ -215,7 +216,7 @@ int dump(const Args& a) {
   if (wanted.empty()) wanted.insert("all");
   const auto& known = tg::compiler::artifactStages();
   for (const std::string& s : wanted)
-    if (s != "all" && std::find(known.begin(), known.end(), s) == known.end())
+    if (s != "all" && s != "timing" && std::find(known.begin(), known.end(), s) == known.end())
       usageError("unknown stage '" + s + "'");
   bool all = wanted.count("all") > 0;
   std::optional<std::string> example = tg::tools::exampleIr(a.target);  // traces: not locked
@@ -244,7 +245,18 @@ int dump(const Args& a) {
   if (!all && a.outDir.empty() &&
       std::includes(beforeCodegen.begin(), beforeCodegen.end(), wanted.begin(), wanted.end()))
     target = tg::compiler::Target::FusedReference;
-  tg::compiler::compile(*module, options, target, sink, wantPtx);
+  const tg::rt::Plan plan = tg::compiler::compile(*module, options, target, sink, wantPtx);
+  if (all || wanted.count("timing")) {
+    // Each step's wall time in this process, as a jit's report gives them (printing the dumps
+    // is not counted).
+    std::cout << "// ===== timing =====\n";
+    double total = 0;
+    for (const auto& [step, ms] : plan.compileStagesMs) {
+      std::cout << step << " " << std::fixed << std::setprecision(2) << ms << " ms\n";
+      total += ms;
+    }
+    std::cout << "total " << std::fixed << std::setprecision(2) << total << " ms\n";
+  }
   if (unwritten.failed)
     throw tg::Error("cannot write " + std::to_string(unwritten.failed) + " of " +
                     std::to_string(unwritten.files) + " dump file(s) to " + a.outDir + ": " +

@@ -127,7 +127,11 @@ class FusionPlan {
     }
   }
 
-  /// True if a path leaves group `from` and reaches group `to` through another kernel.
+  /// True if a path leaves group `from` and reaches group `to` through another kernel. decide()
+  /// visits ops in program order and groups an op only with earlier ones, so every op after
+  /// the one it is deciding (`current_`) is still a kernel of its own, whose consumers come
+  /// later still: no path through it returns to the groups being asked about, and the search
+  /// stops there. (Without that it walked the rest of the function for every edge.)
   bool reachesThroughOther(Operation* from, Operation* to) const {
     Operation* fromLeader = leader(from);
     Operation* toLeader = leader(to);
@@ -137,6 +141,7 @@ class FusionPlan {
       SmallVector<Operation*> consumers;
       for (Operation* m : members(groupLeader)) consumersOf(m, consumers);
       for (Operation* c : consumers) {
+        if (current_ && current_->isBeforeInBlock(c)) continue;
         Operation* l = leader(c);
         if (l == groupLeader || (skipTarget && l == toLeader)) continue;
         if (visited.insert(l).second) work.push_back(l);
@@ -285,6 +290,7 @@ class FusionPlan {
         rows_[&op] = *rows;
       }
     for (Operation& op : block_) {
+      current_ = &op;
       const bool rowMember = rowReduction(&op).has_value();
       if (isKernelOp(&op) && !isElementwiseOp(&op) && !rowMember) {
         // Matmuls, and reductions outside row kernels, read their operands from memory.
@@ -374,6 +380,7 @@ class FusionPlan {
   llvm::EquivalenceClasses<Operation*> classes_;
   llvm::DenseMap<Operation*, RowDomain> rows_;  // by group leader: the rows a group reduces
   std::vector<Refusal> refusals_;
+  Operation* current_ = nullptr;  // the op decide() is deciding
 };
 
 /// Phase 2: builds a tg.fusion region around `members` (in program order), reading external

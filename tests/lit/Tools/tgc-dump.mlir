@@ -12,6 +12,19 @@
 // CHECK: struct TgBody
 // CHECK: extern "C" __global__ void __launch_bounds__(TG_BLOCK) TG_NAME
 // CHECK-NOT: ===== ptx
+// --stage=timing: each step's wall time, and nothing else.
+// RUN: tgc dump %s --arch=sm_90a --stage=timing | FileCheck %s --check-prefix=TIME
+// TIME-NOT: =====
+// TIME: ===== timing =====
+// TIME-NEXT: verify {{[0-9]+\.[0-9]+}} ms
+// TIME-NEXT: canonicalize {{[0-9]+\.[0-9]+}} ms
+// TIME-NEXT: decompose {{[0-9]+\.[0-9]+}} ms
+// TIME-NEXT: fuse {{[0-9]+\.[0-9]+}} ms
+// TIME-NEXT: select-matmul {{[0-9]+\.[0-9]+}} ms
+// TIME-NEXT: assign-buffers {{[0-9]+\.[0-9]+}} ms
+// TIME-NEXT: codegen {{[0-9]+\.[0-9]+}} ms
+// TIME-NEXT: total {{[0-9]+\.[0-9]+}} ms
+// TIME-NOT: =====
 // RUN: not tgc dump %s --stage=bogus 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: tgc: error: unknown stage 'bogus'
 // RUN: not tgc dump %t.nonexistent.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
