@@ -264,6 +264,14 @@ Generated generate(const Model& m, tg::Device device, bool useJit, bool print) {
         if (g.kernels > 0)
           std::printf("decode graph: %zu cache update(s), %zu in place%s\n", g.updates.size(), inPlace,
                       inPlace == g.updates.size() ? "" : " (the others copy: see report().str())");
+        if (!g.profile.empty()) {  // TG_PROFILE=1: every kernel's device time per step
+          double total = 0;
+          for (const tg::JitReport::Graph::KernelTime& t : g.profile) total += t.usPerRun;
+          std::printf("decode profile: %.1f us per step over %llu step(s), kernel by kernel\n", total,
+                      static_cast<unsigned long long>(g.profiledRuns));
+          for (const tg::JitReport::Graph::KernelTime& t : g.profile)
+            std::printf("  %8.1f us %3zu x %s: %s\n", t.usPerRun, t.launches, t.kernel.c_str(), t.what.c_str());
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
 //===- Report.cpp - Printing JitReport --------------------------------------===//
 #include "tg/tg.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <sstream>
@@ -90,6 +91,27 @@ std::string JitReport::str() const {
       os << "      kernels: " << g.distinctKernels << " distinct for " << g.kernels << " launch(es); "
          << g.kernelsCompiled << " compiled by NVRTC (" << nvrtc << " summed over the threads), "
          << g.kernelsFromDisk << " read from the disk cache, " << g.kernelsInMemory << " already loaded\n";
+    }
+    if (!g.profile.empty()) {
+      double total = 0;
+      for (const Graph::KernelTime& t : g.profile) total += t.usPerRun;
+      char line[64];
+      std::snprintf(line, sizeof(line), "%.1f us", total);
+      os << "      profile (device events around each launch, over " << g.profiledRuns
+         << " run(s) after the first): " << line << " per run\n";
+      const size_t shown = std::min<size_t>(g.profile.size(), 16);
+      for (size_t i = 0; i < shown; ++i) {
+        const Graph::KernelTime& t = g.profile[i];
+        std::snprintf(line, sizeof(line), "%9.1f us %5.1f%%  %3zu x ", t.usPerRun,
+                      total > 0 ? 100.0 * t.usPerRun / total : 0.0, t.launches);
+        os << "        " << line << t.kernel << (t.what.empty() ? "" : ": " + t.what) << "\n";
+      }
+      if (shown < g.profile.size()) {
+        double rest = 0;
+        for (size_t i = shown; i < g.profile.size(); ++i) rest += g.profile[i].usPerRun;
+        std::snprintf(line, sizeof(line), "%.1f us", rest);
+        os << "        ... " << g.profile.size() - shown << " more kernel(s): " << line << "\n";
+      }
     }
     os << "      peak device memory per run: " << formatBytes(g.peakDeviceBytes)
        << " (arena + constants + results; inputs not counted)\n";

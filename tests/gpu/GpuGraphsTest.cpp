@@ -336,6 +336,38 @@ TEST(GpuGraphs, ReportSaysWhenAGraphIsUsed) {
   }
 }
 
+// JitOptions::profile: every launch timed, kernel by kernel (no CUDA graph), the results the
+// same as without it; the first call is not counted.
+TEST(GpuGraphs, ProfiledCallsTimeEveryKernelAndKeepTheirResults) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  auto body = [](const Tensor& x, const Tensor& w) {
+    Tensor h = tg::matmul(x, w);
+    return tg::softmax(tg::exp(h) * 0.5f + tg::sum(h, {1}, true));
+  };
+  auto plain = tg::jit(body);
+  auto profiled = tg::jit(body, {.profile = true});
+  Tensor x = tg::randn({64, 128}, DType::F32, 5), w = tg::randn({128, 96}, DType::F32, 6);
+  for (int c = 0; c < 4; ++c) {
+    std::string why;
+    EXPECT_TRUE(sameBits(profiled(x, w), plain(x, w), why)) << c << ": " << why;
+  }
+  tg::JitReport r = profiled.report();
+  const tg::JitReport::Graph& g = onlyGraph(r);
+  EXPECT_FALSE(g.cudaGraph) << r;
+  EXPECT_NE(g.noCudaGraphReason.find("profiling"), std::string::npos) << r;
+  EXPECT_EQ(g.profiledRuns, 3u) << r;
+  ASSERT_EQ(g.profile.size(), g.distinctKernels) << r;
+  size_t launches = 0;
+  for (size_t i = 0; i < g.profile.size(); ++i) {
+    launches += g.profile[i].launches;
+    EXPECT_GT(g.profile[i].usPerRun, 0.0) << r;
+    if (i) EXPECT_LE(g.profile[i].usPerRun, g.profile[i - 1].usPerRun) << r;
+  }
+  EXPECT_EQ(launches, g.kernels) << r;
+  EXPECT_NE(r.str().find("profile (device events around each launch, over 3 run(s)"), std::string::npos) << r;
+  EXPECT_TRUE(onlyGraph(plain.report()).profile.empty());
+}
+
 TEST(GpuGraphs, AReplayedCallAllocatesOnlyItsResult) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   for (bool graphs : {true, false}) {

@@ -75,6 +75,25 @@ TEST(JitRuntime, ReportPrintsLaunchesAndPeakMemory) {
   EXPECT_FALSE(contains(cpuLine, "distinct for")) << text;
 }
 
+TEST(JitRuntime, ReportPrintsTheProfileSlowestFirstAndSumsTheRest) {
+  tg::JitReport r;
+  r.name = "f";
+  tg::JitReport::Graph g;
+  g.kernels = 20;
+  g.profiledRuns = 4;
+  for (int i = 0; i < 18; ++i)  // 18 kernels, slowest first: 18, 17, ... 1 us
+    g.profile.push_back({.kernel = "tg_e" + std::to_string(i), .what = i == 0 ? "gemv: x" : "",
+                         .launches = i == 0 ? 3u : 1u, .usPerRun = 18.0 - i});
+  r.graphs = {g};
+  const std::string text = r.str();
+  EXPECT_TRUE(contains(text, "profile (device events around each launch, over 4 run(s) after the first): "
+                             "171.0 us per run")) << text;
+  EXPECT_TRUE(contains(text, "     18.0 us  10.5%    3 x tg_e0: gemv: x\n")) << text;
+  EXPECT_TRUE(contains(text, "      3.0 us   1.8%    1 x tg_e15\n")) << text;
+  EXPECT_FALSE(contains(text, "x tg_e16")) << text;
+  EXPECT_TRUE(contains(text, "... 2 more kernel(s): 3.0 us")) << text;
+}
+
 TEST(JitRuntime, CpuFunctionsReportNoDeviceMemory) {
   auto f = tg::jit([](const tg::Tensor& x) { return tg::exp(x) + 1.0f; });
   tg::Tensor x = tg::randn({16}, DType::F32, 1, tg::Device::CPU);

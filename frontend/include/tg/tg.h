@@ -375,6 +375,12 @@ struct JitOptions {
   /// launch per call instead of one per kernel, and new inputs only update the graph's kernel
   /// parameters. false launches kernel by kernel. The report says which one a graph uses.
   bool cuda_graphs = true;
+  /// On CUDA, time every kernel of every call with device events, and report the device time
+  /// per call of each distinct kernel (JitReport::Graph::profile). For finding what a graph
+  /// spends its time on: calls then launch kernel by kernel (no CUDA graph) and each waits for
+  /// the previous call's events, so the function runs slower. The environment variable
+  /// TG_PROFILE=1 turns it on for every function.
+  bool profile = false;
   /// Positions of arguments the call may reuse the memory of for its results: a
   /// dynamic_update_slice of a donated argument writes in place (a KV cache updated without a
   /// copy; the report's `updates` say which did). After the call a donated tensor, and every
@@ -447,6 +453,17 @@ struct JitReport {
     std::vector<std::string> updates;
     /// The tensors its trace captured, in input order (after the call's arguments).
     std::vector<Capture> captures;
+    /// With JitOptions::profile, on CUDA: each distinct kernel's device time per run, slowest
+    /// first, over `profiledRuns` runs (all but the first profiled one, which loads modules).
+    /// A launch is timed from its start to the next launch's start, gaps included.
+    struct KernelTime {
+      std::string kernel;   ///< its name (the first fusion that emitted it)
+      std::string what;     ///< the plan's description of its launch (path, shape, grid)
+      size_t launches = 0;  ///< launches per run
+      double usPerRun = 0;  ///< microseconds per run, all its launches together
+    };
+    std::vector<KernelTime> profile;
+    uint64_t profiledRuns = 0;
     /// Why calls run the lambda (and find this graph by its structure) instead of replaying
     /// it: a segment between graph breaks, or a capture tg cannot watch. Empty when replayed.
     std::string notReplayedBecause;

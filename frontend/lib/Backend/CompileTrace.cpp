@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <string_view>
 
 using namespace mlir;
 
@@ -71,7 +72,10 @@ std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& opti
     if (device == Device::CUDA) {
       times.insert(times.end(), plan.compileStagesMs.begin(), plan.compileStagesMs.end());
       msSince(mark);
-      std::unique_ptr<Program> program = makeGpuProgram(std::move(plan), *gpu, std::move(traced), options.cuda_graphs);
+      const char* profileEnv = std::getenv("TG_PROFILE");
+      const bool profile = options.profile || (profileEnv && std::string_view(profileEnv) == "1");
+      std::unique_ptr<Program> program =
+          makeGpuProgram(std::move(plan), *gpu, std::move(traced), options.cuda_graphs, profile);
       times.emplace_back("kernels", msSince(mark));
       if (stagesMs) *stagesMs = std::move(times);
       return program;

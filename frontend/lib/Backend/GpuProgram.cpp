@@ -4,14 +4,18 @@
 #include "tg/Frontend/TensorImpl.h"
 #include "tg/Runtime/Executor.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace tg::detail {
 
 namespace {
 
 class GpuProgram : public Program {
  public:
-  GpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir, bool cudaGraphs)
+  GpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir, bool cudaGraphs, bool profile)
       : executor_(std::move(plan), gpu), gpu_(gpu), ir_(std::move(ir)), cudaGraphs_(cudaGraphs) {
+    if (profile) executor_.enableProfiling();
     const rt::Plan& p = executor_.plan();
     for (size_t i = 0; i < p.outputs.size(); ++i)
       resultTypes_.push_back({p.outputDTypes[i], p.outputShapes[i]});
@@ -67,13 +71,37 @@ class GpuProgram : public Program {
     info.kernelsInMemory = k.hits;
     info.nvrtcMs = k.compileMs;
     info.updates = executor_.plan().updates;
-    if (!cudaGraphs_)
+    describeProfile(info);
+    if (executor_.profiling())
+      info.noCudaGraphReason = "profiling (JitOptions::profile or TG_PROFILE=1) times each launch";
+    else if (!cudaGraphs_)
       info.noCudaGraphReason = "JitOptions::cuda_graphs is false";
     else if (!executor_.cudaGraphFailure().empty())
       info.noCudaGraphReason = executor_.cudaGraphFailure();
   }
 
  private:
+  /// The launches' times by distinct kernel, slowest first.
+  void describeProfile(JitReport::Graph& info) const {
+    if (!executor_.profiling()) return;
+    const rt::Executor::Profile& prof = executor_.profile();
+    const rt::Plan& plan = executor_.plan();
+    info.profiledRuns = prof.runs;
+    std::vector<JitReport::Graph::KernelTime> byKernel(plan.kernels.size());
+    for (size_t l = 0; l < plan.launches.size(); ++l) {
+      const size_t k = static_cast<size_t>(plan.launches[l].kernel);
+      JitReport::Graph::KernelTime& t = byKernel[k];
+      t.kernel = plan.kernels[k].name;
+      t.what = plan.kernels[k].summary;
+      ++t.launches;
+      if (prof.runs) t.usPerRun += 1000.0 * prof.ms[l] / static_cast<double>(prof.runs);
+    }
+    std::erase_if(byKernel, [](const JitReport::Graph::KernelTime& t) { return t.launches == 0; });
+    std::stable_sort(byKernel.begin(), byKernel.end(),
+                     [](const auto& a, const auto& b) { return a.usPerRun > b.usPerRun; });
+    info.profile = std::move(byKernel);
+  }
+
   rt::Executor executor_;
   rt::Gpu& gpu_;
   std::string ir_;
@@ -85,8 +113,8 @@ class GpuProgram : public Program {
 }  // namespace
 
 std::unique_ptr<Program> makeGpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir,
-                                        bool cudaGraphs) {
-  return std::make_unique<GpuProgram>(std::move(plan), gpu, std::move(ir), cudaGraphs);
+                                        bool cudaGraphs, bool profile) {
+  return std::make_unique<GpuProgram>(std::move(plan), gpu, std::move(ir), cudaGraphs, profile);
 }
 
 }  // namespace tg::detail

@@ -47,7 +47,33 @@ Executor::Executor(Plan plan, Gpu& gpu) : plan_(std::move(plan)), gpu_(gpu) {
   }
 }
 
-Executor::~Executor() = default;
+Executor::~Executor() {
+  for (void* e : events_) gpu_.destroyEvent(e);
+}
+
+void Executor::enableProfiling() {
+  if (profiling()) return;
+  events_.resize(plan_.launches.size() + 1);
+  for (void*& e : events_) e = gpu_.createEvent();
+  profile_.ms.assign(plan_.launches.size(), 0.0);
+}
+
+void Executor::collectProfile() const {
+  if (!eventsPending_) return;
+  eventsPending_ = false;
+  if (firstProfiledRun_) {  // its time includes loading the modules and first touches
+    firstProfiledRun_ = false;
+    gpu_.elapsedMs(events_.front(), events_.back());  // waits for it
+    return;
+  }
+  for (size_t l = 0; l + 1 < events_.size(); ++l) profile_.ms[l] += gpu_.elapsedMs(events_[l], events_[l + 1]);
+  ++profile_.runs;
+}
+
+const Executor::Profile& Executor::profile() const {
+  collectProfile();
+  return profile_;
+}
 
 uint64_t Executor::cudaGraphParameterUpdates() const {
   return graph_ ? graph_->parameterUpdates() : 0;
@@ -66,13 +92,19 @@ void Executor::run(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs,
     bindBuffers(inputs);
     ++runs_;
     for (size_t l = 0; l < plan_.launches.size(); ++l) packLaunch(l);
-    if (!launchAsCudaGraph(mayUseCudaGraph))
+    if (profiling()) collectProfile();  // the previous run's events are reused
+    if (profiling() || !launchAsCudaGraph(mayUseCudaGraph))
       for (size_t l = 0; l < plan_.launches.size(); ++l) {
+        if (profiling()) gpu_.recordEvent(events_[l]);
         void* f = functions_[plan_.launches[l].kernel];
         if (plan_.programmaticLaunches)
           gpu_.launchProgrammatic(f, plan_.launches[l].dims, params_.pointers(l));
         else
           gpu_.launch(f, plan_.launches[l].dims, params_.pointers(l));
+        if (profiling() && l + 1 == plan_.launches.size()) {
+          gpu_.recordEvent(events_.back());
+          eventsPending_ = true;
+        }
       }
   } catch (...) {
     owners_.assign(owners_.size(), nullptr);  // e.g. out of memory: keep no buffer of this run

@@ -19,8 +19,9 @@ class Gpu;
 
 namespace tg::detail {
 
-/// `ir` is what Program::ir() returns; `cudaGraphs` lets replays launch as a CUDA graph.
+/// `ir` is what Program::ir() returns; `cudaGraphs` lets replays launch as a CUDA graph;
+/// `profile` times every launch (JitOptions::profile).
 std::unique_ptr<Program> makeGpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir,
-                                        bool cudaGraphs);
+                                        bool cudaGraphs, bool profile = false);
 
 }  // namespace tg::detail

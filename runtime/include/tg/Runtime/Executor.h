@@ -59,6 +59,19 @@ class Executor {
   /// disk cache or compiled by NVRTC (and that time, summed over the compiling threads).
   const KernelCache::Stats& kernelStats() const { return kernelStats_; }
 
+  /// Times every launch of every later run with device events (JitOptions::profile): runs
+  /// then launch kernel by kernel, never as a CUDA graph, and each waits for the previous
+  /// run's events. A launch's time runs from its event to the next one's, so it includes any
+  /// wait for the host between launches.
+  void enableProfiling();
+  bool profiling() const { return !events_.empty(); }
+  struct Profile {
+    uint64_t runs = 0;           ///< runs timed (the first profiled run is not: module loads)
+    std::vector<double> ms;      ///< per launch, summed over those runs
+  };
+  /// The times so far (waits for the last run's events).
+  const Profile& profile() const;
+
  private:
   /// Points every plan buffer at its memory for this run (ptrs_, owners_): inputs, constants,
   /// the arena, fresh result buffers.
@@ -90,6 +103,13 @@ class Executor {
   std::string cudaGraphFailure_;
   size_t peakDeviceBytes_ = 0;
   KernelCache::Stats kernelStats_;
+  // Profiling (enableProfiling): one event before each launch and one after the last; the
+  // last run's are read at the next run or by profile().
+  void collectProfile() const;
+  std::vector<void*> events_;
+  mutable bool eventsPending_ = false;
+  mutable bool firstProfiledRun_ = true;
+  mutable Profile profile_;
 };
 
 }  // namespace tg::rt
