@@ -141,7 +141,7 @@ class FusionPlan {
       SmallVector<Operation*> consumers;
       for (Operation* m : members(groupLeader)) consumersOf(m, consumers);
       for (Operation* c : consumers) {
-        if (current_ && current_->isBeforeInBlock(c)) continue;
+        if (current_ && c->getBlock() == current_->getBlock() && current_->isBeforeInBlock(c)) continue;
         Operation* l = leader(c);
         if (l == groupLeader || (skipTarget && l == toLeader)) continue;
         if (visited.insert(l).second) work.push_back(l);
