@@ -17,27 +17,31 @@ using namespace mlir;
 
 namespace tg::codegen {
 
-FailureOr<GemmProblem> gemmProblem(ir::FusionOp fusion, ir::MatmulOp mm, bool windows) {
+int operandInput(Value v, DType dtype, bool windows, int64_t& offset, int64_t& view) {
   // Operands are kernel inputs, possibly through reshapes (same bytes) or a contiguous window
   // of one (an element offset). The launch takes the offset in a view of the input where the
   // input is read by nothing else and the offset allows (viewPart); the gemv paths take the
   // rest in their code, the other paths only windows a view holds whole.
+  LayoutChain chain = traceLayout(v);
+  auto arg = dyn_cast<BlockArgument>(chain.root);
+  if (!arg) return -1;
+  if (chain.linear) return static_cast<int>(arg.getArgNumber());
+  std::optional<int64_t> window = contiguousWindowOffset(chain);
+  if (!window) return -1;
+  // Only the matmul reads the input, through this chain alone: another reader would index it
+  // from the buffer's own address.
+  const bool alone = arg.hasOneUse() && llvm::all_of(chain.ops, [](Operation* op) { return op->hasOneUse(); });
+  const int64_t inView = alone ? viewPart(*window, static_cast<int64_t>(dtype_size(dtype))) : 0;
+  if (!windows && inView != *window) return -1;
+  offset = *window - inView;
+  view = inView;
+  return static_cast<int>(arg.getArgNumber());
+}
+
+FailureOr<GemmProblem> gemmProblem(ir::FusionOp fusion, ir::MatmulOp mm, bool windows) {
   const DType dtype = dtypeOfValue(mm.getA());
-  auto inputIndex = [&](Value v, int64_t& offset, int64_t& view) -> int {
-    LayoutChain chain = traceLayout(v);
-    auto arg = dyn_cast<BlockArgument>(chain.root);
-    if (!arg) return -1;
-    if (chain.linear) return static_cast<int>(arg.getArgNumber());
-    std::optional<int64_t> window = contiguousWindowOffset(chain);
-    if (!window) return -1;
-    // Only the matmul reads the input, through this chain alone: another reader would index it
-    // from the buffer's own address.
-    const bool alone = arg.hasOneUse() && llvm::all_of(chain.ops, [](Operation* op) { return op->hasOneUse(); });
-    const int64_t inView = alone ? viewPart(*window, static_cast<int64_t>(dtype_size(dtype))) : 0;
-    if (!windows && inView != *window) return -1;
-    offset = *window - inView;
-    view = inView;
-    return static_cast<int>(arg.getArgNumber());
+  auto inputIndex = [&](Value v, int64_t& offset, int64_t& view) {
+    return operandInput(v, dtype, windows, offset, view);
   };
   GemmProblem p;
   p.inputA = inputIndex(mm.getA(), p.offsetA, p.viewA);

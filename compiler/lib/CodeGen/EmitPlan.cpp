@@ -199,6 +199,9 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
       case ir::FusionKind::row:
         emission = emitRow(fusion, name.str(), options);
         break;
+      case ir::FusionKind::attention:
+        emission = emitAttention(fusion, name.str(), options);
+        break;
     }
     if (failed(emission)) return failure();
     if (plan.programmaticLaunches) emission->kernel.source.insert(0, "#define TG_PDL 1\n");

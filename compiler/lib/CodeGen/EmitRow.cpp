@@ -665,7 +665,7 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   std::ostringstream defines;
   defines << "#define TG_BLOCK " << plan.block << "\n#define TG_GROUP " << plan.group
           << "\n#define TG_CLUSTER " << plan.cluster << "\n#define TG_SLOTS " << text.slots << "\n";
-  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + rowTemplate() + rowDefinition;
+  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + clusterTemplate() + rowTemplate() + rowDefinition;
   int64_t blocks;
   if (plan.cluster > 1) {
     blocks = std::max<int64_t>(1, rows) * plan.cluster;  // one cluster per row

@@ -21,6 +21,12 @@ struct GemmProblem {
   DType dtype = DType::F32;             ///< of A and B
 };
 
+/// The fusion input that operand `v` (of `dtype`) reads, through reshapes or as a contiguous
+/// window (contiguousWindowOffset) at element `offset` of it, of which `view` elements go into
+/// the launch's pointer when only this chain reads the input; -1 if it is neither. Without
+/// `windows` only windows a view holds whole are taken.
+int operandInput(mlir::Value v, DType dtype, bool windows, int64_t& offset, int64_t& view);
+
 /// The problem of `mm`, whose operands must be fusion inputs (possibly through reshapes,
 /// which keep the bytes) or contiguous windows of them (contiguousWindowOffset): at any offset
 /// with `windows`, else at offsets a view holds (an input read by nothing else, at a multiple

@@ -39,6 +39,8 @@ const char* checkTemplate();
 const char* updateTemplate();
 const char* transposeTemplate();
 const char* rowTemplate();
+const char* clusterTemplate();
+const char* attentionTemplate();
 const char* columnsTemplate();
 
 mlir::FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
@@ -48,6 +50,9 @@ mlir::FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::st
 /// A row kernel (reductions over the trailing dims with their producers and consumers).
 mlir::FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name,
                                         const CodeGenOptions& options);
+/// An attention kernel (softmax(modify(q @ k^T)) @ v, tg-fuse-attention; EmitAttention.cpp).
+mlir::FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& name,
+                                              const CodeGenOptions& options);
 mlir::FailureOr<KernelEmission> emitCheck(ir::FusionOp fusion, const std::string& name,
                                           const CodeGenOptions& options);
 /// Whether `fusion` only transposes its input's last two dims (templates/transpose.cuh then

@@ -87,6 +87,29 @@ LogicalResult CheckOp::verify() {
 // FusionOp
 //===----------------------------------------------------------------------===//
 
+/// An attention fusion (tg-fuse-attention): scores = matmul(q, k^T), a softmax of their
+/// elementwise modification over the keys, and matmul(p, v) of its elementwise modification,
+/// which is the one result.
+static LogicalResult verifyAttentionFusion(FusionOp fusion) {
+  Block& body = fusion.getBody().front();
+  SmallVector<MatmulOp, 2> matmuls;
+  int softmaxes = 0;
+  for (Operation& op : body) {
+    if (auto mm = dyn_cast<MatmulOp>(op)) matmuls.push_back(mm);
+    if (isa<SoftmaxOp>(op)) ++softmaxes;
+  }
+  if (matmuls.size() != 2 || softmaxes != 1)
+    return fusion.emitOpError("attention kernel must hold two matmuls and one softmax, not ")
+           << matmuls.size() << " and " << softmaxes;
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1 || yield.getOperand(0).getDefiningOp() != matmuls[1].getOperation())
+    return fusion.emitOpError("attention kernel must yield its second matmul's result alone");
+  if (!matmuls[0].getTransposeB() || matmuls[0].getTransposeA() || matmuls[1].getTransposeA() ||
+      matmuls[1].getTransposeB())
+    return fusion.emitOpError("attention kernel computes q @ k^T and p @ v (k and v stored [keys, dim])");
+  return success();
+}
+
 /// A row kernel reduces rows of one shape: at least one reduction, every one over the same
 /// trailing dims of an input of the same shape (of any dtype), no matmul.
 static LogicalResult verifyRowFusion(FusionOp fusion) {
@@ -135,6 +158,7 @@ LogicalResult FusionOp::verify() {
     return emitOpError("has a matmul configuration but is a ")
            << stringifyFusionKind(getKind()) << " kernel, not a gemm";
   if (getKind() == FusionKind::row) return verifyRowFusion(*this);
+  if (getKind() == FusionKind::attention) return verifyAttentionFusion(*this);
   return success();
 }
 

@@ -40,8 +40,8 @@ HostTensor widened(const HostTensor& t) { return isHalf(t.dtype()) ? castTo(t, D
 std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTensor>& values,
                                       const InterpretOptions& options, bool inF32);
 
-/// An elementwise or row fusion evaluated as its kernel: f32 inside (row statistics too),
-/// rounded at the yield.
+/// An elementwise, row or attention fusion evaluated as its kernel: f32 inside (row
+/// statistics and an attention's scores too), rounded at the yield.
 std::vector<HostTensor> evaluateFusionInF32(ir::FusionOp fusion,
                                             llvm::DenseMap<Value, HostTensor>& inner,
                                             const InterpretOptions& options) {
@@ -75,7 +75,8 @@ std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTe
         inner[arg] = lookup(input);
       std::vector<HostTensor> results =
           options.f32InsideFusions && (fusion.getKind() == ir::FusionKind::elementwise ||
-                                       fusion.getKind() == ir::FusionKind::row)
+                                       fusion.getKind() == ir::FusionKind::row ||
+                                       fusion.getKind() == ir::FusionKind::attention)
               ? evaluateFusionInF32(fusion, inner, options)
               : evaluateBlock(body, inner, options, /*inF32=*/false);
       for (auto [res, value] : llvm::zip(fusion.getResults(), results)) values[res] = value;
@@ -104,7 +105,10 @@ std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTe
     for (Value v : op.getOperands()) operands.push_back(lookup(v));
     HostTensor result = evaluate(desc->kind, desc->attrs, operands);
     // In f32: ops compute on the widened values; an explicit cast to bf16/f16 rounds, and the
-    // rounded value is held in f32 again.
+    // rounded value is held in f32 again. So does a 16-bit softmax (an attention kernel's),
+    // which rounds its result as the decomposed softmax does.
+    if (inF32 && isa<ir::SoftmaxOp>(op))
+      if (std::optional<graph::TensorType> t = ir::typeOf(op.getResult(0).getType())) result = castTo(result, t->dtype);
     values[op.getResult(0)] = inF32 ? widened(result) : result;
   }
   throw Error("interpreter: block has no terminator");

@@ -101,6 +101,7 @@ std::string kernelName(ir::FusionOp fusion, int index) {
                        : fusion.getKind() == ir::FusionKind::reduction ? "r"
                        : fusion.getKind() == ir::FusionKind::check     ? "c"
                        : fusion.getKind() == ir::FusionKind::row       ? "w"
+                       : fusion.getKind() == ir::FusionKind::attention ? "a"
                                                                        : "e";
   std::string name = "tg_" + std::string(letter) + std::to_string(index);
   int shown = 0, total = 0;

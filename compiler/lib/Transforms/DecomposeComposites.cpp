@@ -78,6 +78,9 @@ class Emitter {
 struct DecomposeSoftmax : OpRewritePattern<ir::SoftmaxOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ir::SoftmaxOp op, PatternRewriter& rewriter) const override {
+    // An attention kernel computes its softmax itself (tg-fuse-attention).
+    if (auto fusion = op->getParentOfType<ir::FusionOp>(); fusion && fusion.getKind() == ir::FusionKind::attention)
+      return failure();
     Emitter e(rewriter, op.getLoc());
     DType dtype = Emitter::type(op.getInput()).dtype;
     int64_t axis = static_cast<int64_t>(op.getAxis());
@@ -124,7 +127,9 @@ struct TgDecomposeCompositesPass final
   void runOnOperation() override {
     unsigned count = 0;
     getOperation().walk([&](Operation* op) {
-      if (isa<ir::SoftmaxOp, ir::LayerNormOp>(op)) ++count;
+      auto fusion = op->getParentOfType<ir::FusionOp>();
+      if (isa<ir::SoftmaxOp, ir::LayerNormOp>(op) && !(fusion && fusion.getKind() == ir::FusionKind::attention))
+        ++count;
     });
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeSoftmax, DecomposeLayerNorm>(&getContext());

@@ -1,7 +1,8 @@
 //===- Pipeline.cpp - tg's pipeline: one numbered list --------------------===//
 //
 //  1. canonicalize + cse         fold identities and splats, share equal subexpressions
-//  2. decompose composites       softmax, layer_norm -> reductions + elementwise ops
+//  2. fuse attention             softmax(modify(q @ k^T)) @ v -> one attention kernel (decode-sized)
+//     decompose composites       softmax, layer_norm -> reductions + elementwise ops
 //  3. fuse                       elementwise groups -> tg.fusion kernels (remarks for refusals)
 //  4. select-matmul              choose each matmul's kernel path (wgmma, mma_sync, simt) and tile
 //  5. assign-buffers             kernel names, buffers by liveness
@@ -45,7 +46,12 @@ std::vector<PipelineStage> pipelineStages(const PipelineOptions& o) {
        },
        Target::Reference},
       {"decompose",
-       [](OpPassManager& pm) {
+       [o](OpPassManager& pm) {
+         if (o.fuse && o.fuseAttention) {
+           TgFuseAttentionOptions attention;
+           attention.arch = o.codegen.arch;
+           pm.addNestedPass<func::FuncOp>(createTgFuseAttention(attention));
+         }
          pm.addNestedPass<func::FuncOp>(createTgDecomposeComposites());
          pm.addPass(createCanonicalizerPass());
          pm.addPass(createCSEPass());

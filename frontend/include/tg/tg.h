@@ -362,6 +362,10 @@ struct JitOptions {
   /// is one row kernel with the elementwise ops that produce its input and those that read
   /// its result back over the rows. false: every reduction is a kernel of its own.
   bool fuse_reductions = true;
+  /// With `fuse`: softmax(modify(q @ k^T)) @ v with a few query rows per head (decode) is one
+  /// attention kernel, the scores never stored; the ops between the products (a scale, a mask,
+  /// a cast) run inside it. false: the scores, the softmax and p @ v are kernels of their own.
+  bool fuse_attention = true;
   /// How kernels evaluate exp, tanh, division, ... (see tg/Support/Precision.h).
   Precision precision = Precision::Auto;
   /// Throw tg::GraphBreakError at the first graph break instead of splitting the graph.

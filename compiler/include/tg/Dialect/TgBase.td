@@ -73,6 +73,9 @@ def Tg_FusionKind : I64EnumAttr<"FusionKind", "what a fused kernel is built arou
     // produce their inputs and those that read their results broadcast back over the rows
     // (softmax, layer_norm, RMSNorm): tg-fuse with fuse-reductions=true.
     I64EnumAttrCase<"row", 4>,
+    // softmax(modify(q @ k^T)) @ v for a few query rows per head: the scores, their modifier
+    // (scale, mask, bias), the softmax and the product with v in one kernel (tg-fuse-attention).
+    I64EnumAttrCase<"attention", 5>,
   ]> {
   let cppNamespace = "::tg::ir";
 }

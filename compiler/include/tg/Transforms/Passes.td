@@ -23,6 +23,28 @@ def TgDecomposeComposites : Pass<"tg-decompose", "mlir::func::FuncOp"> {
   ];
 }
 
+def TgFuseAttention : Pass<"tg-fuse-attention", "mlir::func::FuncOp"> {
+  let summary = "Make softmax(modify(q @ k^T)) @ v one attention kernel";
+  let description = [{
+    Before the composites are decomposed: a softmax over the keys whose input is computed from
+    a matmul q @ k^T by elementwise ops (a scale, a mask, a bias) and whose result reaches a
+    matmul p @ v through elementwise ops (a cast) becomes one `tg.fusion attention` holding
+    all of it; the operands of the elementwise ops come along as cloned layout chains, splat
+    constants and cheap elementwise cones (a causal mask from iotas), q, k and v are inputs.
+    Only problems the attention kernel takes (tg/Dialect/Attention.h: decode-sized, on the
+    target `arch`) are fused; a softmax next to a matmul that is not gets a remark saying why.
+  }];
+  let dependentDialects = ["::tg::ir::TgDialect"];
+  let options = [
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"", "NVRTC target (the cluster size depends on it)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"true",
+           "Emit a remark for a softmax next to a matmul that is not fused">,
+  ];
+  let statistics = [
+    Statistic<"numFused", "num-fused", "Attention kernels formed">,
+  ];
+}
+
 def TgFuseElementwise : Pass<"tg-fuse", "mlir::func::FuncOp"> {
   let summary = "Group elementwise ops into tg.fusion regions, one per kernel";
   let description = [{

@@ -24,6 +24,10 @@ struct PipelineOptions {
   /// in row kernels (tg-fuse's fuse-reductions; EmitRow.cpp writes them). Off: each
   /// reduction is a kernel of its own (tgc --no-fuse-reductions).
   bool fuseReductions = true;
+  /// softmax(modify(q @ k^T)) @ v of decode size becomes one attention kernel
+  /// (tg-fuse-attention, before the composites are decomposed). Off: the scores, the
+  /// softmax and the product with v are kernels of their own (tgc --no-fuse-attention).
+  bool fuseAttention = true;
   /// The target (arch, SM count), precision and tuning knobs, handed to the passes that need
   /// them and to code generation as they are.
   codegen::CodeGenOptions codegen;

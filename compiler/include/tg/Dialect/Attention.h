@@ -1,0 +1,45 @@
+//===- Attention.h - The problem an attention kernel solves, and what fits one ===//
+//
+// softmax(modify(q @ k^T)) @ v over a batch of heads: q [batch..., M, D], k [batch..., S, D],
+// v [batch..., S, Dv]. tg-fuse-attention builds an `attention` tg.fusion for it when the kernel
+// (templates/attention.cuh) takes the problem, and the emitter plans the same kernel from
+// this description, so the two agree on the limits:
+//  - at most kAttentionMaxRows query rows per batch (decode: the query heads that share a
+//    key/value head times the new tokens), head dims up to kAttentionMaxDim;
+//  - the keys split over a cluster of up to kAttentionMaxCluster blocks on sm_90 (one block
+//    elsewhere), each holding its share of the scores, M x ceil(S / cluster) floats, in at
+//    most kAttentionScoreBytes of shared memory.
+// Longer problems (prefill) stay separate kernels until a flash-attention kernel takes them.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Dialect/TgOps.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tg {
+
+inline constexpr int64_t kAttentionMaxRows = 16;
+inline constexpr int64_t kAttentionMaxDim = 256;
+inline constexpr int64_t kAttentionMaxCluster = 8;
+inline constexpr int64_t kAttentionScoreBytes = 16384;
+/// Keys a block takes before the keys are split over more blocks of a cluster.
+inline constexpr int64_t kAttentionKeysPerBlock = 64;
+
+struct AttentionShape {
+  int64_t batch = 1, rows = 0, keys = 0, dim = 0, valueDim = 0;
+};
+
+/// The shape of q @ k^T (`scores`, transpose_b) followed by p @ v (`values`).
+AttentionShape attentionShape(ir::MatmulOp scores, ir::MatmulOp values);
+
+/// The blocks of a cluster that share a batch's keys on `smVersion` (90 for sm_90a).
+int64_t attentionCluster(const AttentionShape& shape, int smVersion);
+
+/// Why the attention kernel cannot take `shape` with operands of `elementBytes` bytes on
+/// `smVersion` (empty: it can).
+std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion);
+
+}  // namespace tg

@@ -1,0 +1,231 @@
+//===- EmitAttention.cpp - CUDA C++ for an attention tg.fusion ------------===//
+//
+// Generates `struct TgBody` for templates/attention.cuh from a tg-fuse-attention region:
+// q is read at (b, m, d) through its layout chain, the keys and values as contiguous rows of a
+// window of their inputs (16-byte loads when the rows, the window and the batch stride allow,
+// else element loads), and the region's elementwise ops become score() (between q @ k^T and
+// the softmax, on the f32 dot product) and prob() (between the softmax and p @ v), each value
+// computed at the score's (b, m, s) by walking its operands through their layout chains.
+// The cluster and the keys per block come from tg/Dialect/Attention.h, which the pass asked.
+//
+//===----------------------------------------------------------------------===//
+#include "GemmEmission.h"
+#include "IndexExpr.h"
+#include "ScalarMath.h"
+
+#include "tg/Dialect/Attention.h"
+#include "tg/Dialect/LayoutChain.h"
+#include "tg/Dialect/OpDescription.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+#include <sstream>
+
+using namespace mlir;
+
+namespace tg::codegen {
+namespace {
+
+/// Writes C statements computing region values at one element: each op's operands at the same
+/// indices (elementwise ops keep their shape), layout ops mapped to their roots' indices,
+/// inputs loaded, splats as literals. Values bound by name (the dot product, the softmax) are
+/// read as they are.
+class PointWriter {
+ public:
+  PointWriter(std::ostringstream& os, std::string sfx, Precision precision)
+      : os_(os), sfx_(std::move(sfx)), precision_(precision) {}
+
+  void bind(Value v, std::string name) { bound_[v] = std::move(name); }
+
+  FailureOr<std::string> at(Value v, const DimIndices& idx) {
+    if (auto it = bound_.find(v); it != bound_.end()) return it->second;
+    if (DenseElementsAttr splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
+    const std::string key = std::to_string(reinterpret_cast<uintptr_t>(v.getAsOpaquePointer())) + "@" +
+                            linearize(idx).str(sfx_);
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    Operation* def = v.getDefiningOp();
+    std::string name = numbered("t", counter_++);
+    if (!def) {  // an input
+      const DType dt = dtypeOfValue(v);
+      os_ << "    const " << computeType(dt) << " " << name << " = "
+          << loadConvert(dt, numbered("in", cast<BlockArgument>(v).getArgNumber()) + "[" +
+                                 linearize(idx).str(sfx_) + "]")
+          << ";\n";
+    } else if (isLayoutOp(def)) {
+      Value root;
+      DimIndices rootIdx = mapToRoot(v, idx, root);
+      FailureOr<std::string> r = at(root, rootIdx);
+      if (failed(r)) return failure();
+      name = *r;
+    } else {
+      std::optional<ir::OpDescription> d = ir::describeOp(def);
+      if (!d || !graph::isElementwise(d->kind) || isIndexedRead(def))
+        return def->emitOpError("cannot be computed per score in an attention kernel");
+      std::vector<std::string> operands;
+      for (Value operand : def->getOperands()) {
+        FailureOr<std::string> o = at(operand, idx);
+        if (failed(o)) return failure();
+        operands.push_back(*o);
+      }
+      if (isa<ir::IotaOp>(def)) operands.push_back(iotaOperand(def, idx, sfx_));
+      os_ << elementwiseLine(def, *d, operands, name, precision_);
+    }
+    memo_[key] = name;
+    return name;
+  }
+
+ private:
+  std::ostringstream& os_;
+  std::string sfx_;
+  Precision precision_;
+  llvm::DenseMap<Value, std::string> bound_;
+  std::map<std::string, std::string> memo_;
+  int counter_ = 0;
+};
+
+/// (b, m, s) over `shape` [batch..., M, S]: the batch dims from the flat b.
+DimIndices elementOf(const Shape& shape, const char* row, const char* col) {
+  const int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  int64_t batches = 1;
+  for (size_t d = 0; d + 2 < shape.size(); ++d) batches *= shape[d];
+  DimIndices e = delinearize(IndexExpr::var("b", batches), Shape(shape.begin(), shape.end() - 2));
+  e.dims.push_back(IndexExpr::var(row, rows));
+  e.dims.push_back(IndexExpr::var(col, cols));
+  e.shape = shape;
+  e.linear = nullptr;
+  return e;
+}
+
+Shape shapeOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return Shape(t.getShape().begin(), t.getShape().end());
+}
+
+}  // namespace
+
+FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& name,
+                                        const CodeGenOptions& options) {
+  Block& body = fusion.getBody().front();
+  SmallVector<ir::MatmulOp, 2> matmuls;
+  ir::SoftmaxOp softmax;
+  for (Operation& op : body) {
+    if (auto mm = dyn_cast<ir::MatmulOp>(op)) matmuls.push_back(mm);
+    if (auto s = dyn_cast<ir::SoftmaxOp>(op)) softmax = s;
+  }
+  if (matmuls.size() != 2 || !softmax) return fusion.emitOpError("is not an attention (tg-fuse-attention)");
+  ir::MatmulOp scores = matmuls[0], values = matmuls[1];
+  const AttentionShape shape = attentionShape(scores, values);
+  const int sm = archNumber(options.arch);
+  if (std::string why = whyNotAttentionKernel(shape, sm); !why.empty())
+    return fusion.emitOpError("attention kernel: ") << why;
+  const int64_t cluster = attentionCluster(shape, sm);
+  const int64_t share = (shape.keys + cluster - 1) / cluster;
+
+  // The keys and values: rows of contiguous windows of inputs.
+  const DType kType = dtypeOfValue(scores.getB()), vType = dtypeOfValue(values.getB());
+  int64_t kOffset = 0, kView = 0, vOffset = 0, vView = 0;
+  const int kInput = operandInput(scores.getB(), kType, /*windows=*/true, kOffset, kView);
+  const int vInput = operandInput(values.getB(), vType, /*windows=*/true, vOffset, vView);
+  if (kInput < 0 || vInput < 0)
+    return fusion.emitOpError("attention keys and values must be contiguous windows of inputs");
+  if (kInput == vInput && kView != vView)
+    return fusion.emitOpError("attention keys and values read one input through two views");
+  const int64_t kBatch = shape.keys * shape.dim, vBatch = shape.keys * shape.valueDim;
+  const int64_t kPer = 16 / static_cast<int64_t>(dtype_size(kType)), vPer = 16 / static_cast<int64_t>(dtype_size(vType));
+  const int64_t kVec = shape.dim % kPer == 0 && kOffset % kPer == 0 && kBatch % kPer == 0 ? kPer : 1;
+  const int64_t vVec = shape.valueDim % vPer == 0 && vOffset % vPer == 0 && vBatch % vPer == 0 ? vPer : 1;
+  // Lanes per key: enough for the row's chunks, a power of two up to a warp.
+  int64_t lanes = 1;
+  while (lanes < 32 && lanes * kVec < shape.dim) lanes *= 2;
+
+  std::ostringstream os;
+  const Shape scoreShape = shapeOf(scores.getResult());
+  std::string sfx;
+  const std::string index = indexType(std::max({numelOf(scores.getResult()), numelOf(values.getResult()),
+                                                 numelOf(scores.getA())}) + 64, sfx);
+  os << "struct TgBody {\n";
+  os << "  typedef " << index << " EIndex;\n";
+  os << "  static constexpr long long kBatch = " << shape.batch << "ll, kM = " << shape.rows
+     << "ll, kS = " << shape.keys << "ll, kD = " << shape.dim << "ll, kDv = " << shape.valueDim << "ll;\n";
+  os << "  static constexpr int kVecK = " << kVec << ", kVecV = " << vVec << ";\n";
+  os << "  typedef " << storageType(kType) << " ElemK;\n  typedef " << storageType(vType) << " ElemV;\n";
+  os << gemmBodyPointers(fusion);
+  os << "  static __device__ __forceinline__ float cvtK(ElemK e) { return " << loadConvert(kType, "e") << "; }\n";
+  os << "  static __device__ __forceinline__ float cvtV(ElemV e) { return " << loadConvert(vType, "e") << "; }\n";
+  os << "  __device__ __forceinline__ const ElemK* keys(long long b) const { return in" << kInput << " + "
+     << kOffset << "ll + b * " << kBatch << "ll; }\n";
+  os << "  __device__ __forceinline__ const ElemV* values(long long b) const { return in" << vInput << " + "
+     << vOffset << "ll + b * " << vBatch << "ll; }\n";
+  os << "  __device__ __forceinline__ bool aligned() const { return tg_aligned16(in" << kInput
+     << ") && tg_aligned16(in" << vInput << "); }\n";
+  // The softmax's exp and division, as the decomposed softmax's kernels write them.
+  os << "  static __device__ __forceinline__ float expo(float x) { return "
+     << scalarExpr(graph::OpKind::Exp, {}, {"x"}, DType::F32, DType::F32, options.precision) << "; }\n";
+  os << "  static __device__ __forceinline__ float divide(float a, float b) { return "
+     << scalarExpr(graph::OpKind::Div, {}, {"a", "b"}, DType::F32, DType::F32, options.precision) << "; }\n";
+
+  // q(b, m, d): mm1's A at its own index.
+  {
+    std::ostringstream fn;
+    PointWriter w(fn, sfx, options.precision);
+    FailureOr<std::string> v = w.at(scores.getA(), elementOf(shapeOf(scores.getA()), "m", "d"));
+    if (failed(v)) return failure();
+    os << "  __device__ __forceinline__ float q(EIndex b, EIndex m, EIndex d) const {\n    (void)b, (void)m, (void)d;\n"
+       << fn.str() << "    return (float)" << *v << ";\n  }\n";
+  }
+  // score(b, m, s, acc): the softmax's input from the dot product.
+  {
+    std::ostringstream fn;
+    PointWriter w(fn, sfx, options.precision);
+    w.bind(scores.getResult(), "acc");
+    FailureOr<std::string> v = w.at(softmax.getInput(), elementOf(scoreShape, "m", "s"));
+    if (failed(v)) return failure();
+    os << "  __device__ __forceinline__ float score(EIndex b, EIndex m, EIndex s, float acc) const {\n"
+       << "    (void)b, (void)m, (void)s;\n" << fn.str() << "    return (float)" << *v << ";\n  }\n";
+  }
+  // prob(b, m, s, p): p @ v's left operand from the softmax.
+  {
+    std::ostringstream fn;
+    PointWriter w(fn, sfx, options.precision);
+    // A 16-bit softmax rounds its result, as the decomposed one does.
+    const DType pType = dtypeOfValue(softmax.getResult());
+    const bool round = pType == DType::BF16 || pType == DType::F16;
+    w.bind(softmax.getResult(), round ? "pr" : "p");
+    FailureOr<std::string> v = w.at(values.getA(), elementOf(scoreShape, "m", "s"));
+    if (failed(v)) return failure();
+    os << "  __device__ __forceinline__ float prob(EIndex b, EIndex m, EIndex s, float p) const {\n"
+       << "    (void)b, (void)m, (void)s;\n";
+    if (round) os << "    const float pr = " << (pType == DType::BF16 ? "tg_round_bf16(p)" : "tg_round_f16(p)") << ";\n";
+    os << fn.str() << "    return (float)" << *v << ";\n  }\n";
+  }
+  const DType outType = dtypeOfValue(fusion.getResult(0));
+  os << "  __device__ __forceinline__ void store(long long b, long long m, long long d, float v) const {\n"
+     << "    out0[(b * kM + m) * kDv + d] = " << storeConvert(outType, "v") << ";\n  }\n";
+  os << "};\n";
+
+  std::ostringstream summary;
+  summary << "attention (" << cluster << " block(s) a batch, " << share << " key(s) each, "
+          << (kVec > 1 ? "16-byte loads" : "element loads") << "): " << shape.batch << " x softmax([" << shape.rows
+          << " x " << shape.dim << "] @ [" << shape.dim << " x " << shape.keys << "]) @ [" << shape.keys << " x "
+          << shape.valueDim << "]";
+  std::ostringstream defines;
+  constexpr int kThreads = 128;
+  defines << "#define TG_THREADS " << kThreads << "\n#define TG_CLUSTER " << cluster << "\n#define TG_SHARE "
+          << share << "\n#define TG_LANES " << lanes << "\n";
+  KernelEmission e;
+  e.kernel.name = name;
+  e.kernel.summary = summary.str();
+  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + clusterTemplate() +
+                    attentionTemplate();
+  if (kView || vView) {
+    e.argumentByteOffsets.assign(fusion.getNumOperands() + fusion.getNumResults(), 0);
+    e.argumentByteOffsets[kInput] = kView * static_cast<int64_t>(dtype_size(kType));
+    e.argumentByteOffsets[vInput] = vView * static_cast<int64_t>(dtype_size(vType));
+  }
+  if (failed(setGrid(e, fusion, cluster, shape.batch))) return failure();
+  e.dims.block[0] = kThreads;
+  return e;
+}
+
+}  // namespace tg::codegen

@@ -1,0 +1,219 @@
+// ---- Attention kernel for a few query rows per head (compiler/lib/CodeGen/templates/attention.cuh) ----
+// softmax(score(q @ k^T)) @ v for one batch (a key/value head and the query rows that use it)
+// per cluster of TG_CLUSTER blocks (blockIdx.y: the batch); block c of the cluster takes keys
+// [c * TG_SHARE, min(kS, (c + 1) * TG_SHARE)). The emitter (EmitAttention.cpp) defines TG_NAME,
+// TG_THREADS, TG_CLUSTER, TG_SHARE, TG_LANES and `struct TgBody`:
+//   kBatch, kM, kS, kD, kDv   the problem (q [kM, kD], keys [kS, kD], values [kS, kDv] a batch)
+//   ElemK / ElemV, cvtK / cvtV the keys' and values' storage type and its f32 value;
+//   kVecK / kVecV              their elements in 16 bytes (1: element loads)
+//   keys(b) / values(b)        batch b's rows (key s at keys(b) + s * kD)
+//   q(b, m, d)                 a query element, as f32
+//   score(b, m, s, acc)        the fused ops between q @ k^T and the softmax, on acc = q . k
+//   prob(b, m, s, p)           the fused ops between the softmax and the product with v
+//   store(b, m, d, v)          writes element (m, d) of the result
+//   expo(x), divide(a, b)      the softmax's exp and division, as the unfused kernels compute them
+//   aligned()                  whether keys and values start at 16-byte boundaries.
+// Three steps, all in f32:
+//  1. scores: groups of TG_LANES threads take one key at a time, their lanes splitting D in
+//     chunks (16-byte loads, several keys' loads in flight before any math); the kM dot
+//     products meet by shuffles, and score() gives the block's scores, kept in shared memory.
+//  2. softmax: each row's max over the cluster (each block's max, read in block order through
+//     distributed shared memory), exp(score - max) and its sum the same way; then
+//     p = prob(exp / sum), rounded where the unfused graph rounds it.
+//  3. p @ v: each thread one row and one chunk of Dv over the block's keys; the cluster's
+//     partial sums meet in block order (deterministic), each block storing its share.
+
+#ifndef TG_KEY_BATCH
+#define TG_KEY_BATCH 8
+#endif
+
+template <int kV, typename E, typename Cvt>
+__device__ __forceinline__ void tg_attention_load(const E* p, float (&out)[kV], Cvt cvt) {
+  if constexpr (kV == 1) {
+    out[0] = cvt(p[0]);
+  } else {
+    E raw[kV];
+    tg_load_vec(p, raw);
+#pragma unroll
+    for (int v = 0; v < kV; ++v) out[v] = cvt(raw[v]);
+  }
+}
+
+template <bool kVector>
+__device__ __forceinline__ void tg_attention(const TgBody& body) {
+  constexpr int kM = (int)TgBody::kM;
+  constexpr int kD = (int)TgBody::kD, kDv = (int)TgBody::kDv;
+  constexpr int kVK = kVector ? TgBody::kVecK : 1, kVV = kVector ? TgBody::kVecV : 1;
+  constexpr int kWarps = TG_THREADS / 32;
+  __shared__ __align__(16) float qs[kM][kD];
+  __shared__ float sc[kM][TG_SHARE];
+  __shared__ float rowMax[kM], rowSum[kM];
+  __shared__ float part[kM][kDv];
+  const long long b = blockIdx.y;
+#if TG_CLUSTER > 1
+  const unsigned rank = tg_cluster_rank();
+#else
+  const unsigned rank = 0;
+#endif
+  const long long s0 = (long long)rank * TG_SHARE;
+  const int n = s0 >= TgBody::kS ? 0 : (int)(TgBody::kS - s0 < TG_SHARE ? TgBody::kS - s0 : TG_SHARE);
+  const int warp = threadIdx.x / 32, lane32 = threadIdx.x % 32;
+
+  for (int e = threadIdx.x; e < kM * kD; e += TG_THREADS) qs[e / kD][e % kD] = body.q(b, e / kD, e % kD);
+  __syncthreads();
+
+  // 1. Scores. A warp holds 32 / TG_LANES groups; every lane of a warp runs the same
+  // iterations (a group past the block's keys computes nothing), so the shuffles are whole.
+  {
+    constexpr int kGroupsPerWarp = 32 / TG_LANES, kGroups = TG_THREADS / TG_LANES;
+    constexpr int kChunks = kD / kVK;
+    constexpr int kPerLane = (kChunks + TG_LANES - 1) / TG_LANES;
+    const int lane = threadIdx.x % TG_LANES, group = threadIdx.x / TG_LANES;
+    const TgBody::ElemK* kb = body.keys(b);
+    for (int base = warp * kGroupsPerWarp; base < n; base += kGroups * TG_KEY_BATCH) {
+      float kv[TG_KEY_BATCH][kPerLane][kVK];
+#pragma unroll
+      for (int t = 0; t < TG_KEY_BATCH; ++t) {
+        const int j = base + (group - warp * kGroupsPerWarp) + t * kGroups;
+#pragma unroll
+        for (int c = 0; c < kPerLane; ++c) {
+          const int chunk = lane + c * TG_LANES;
+          if (j < n && chunk < kChunks)
+            tg_attention_load<kVK>(kb + (s0 + j) * kD + chunk * kVK, kv[t][c], TgBody::cvtK);
+          else
+#pragma unroll
+            for (int v = 0; v < kVK; ++v) kv[t][c][v] = 0.0f;
+        }
+      }
+#pragma unroll
+      for (int t = 0; t < TG_KEY_BATCH; ++t) {
+        const int j = base + (group - warp * kGroupsPerWarp) + t * kGroups;
+        float acc[kM];
+#pragma unroll
+        for (int m = 0; m < kM; ++m) acc[m] = 0.0f;
+#pragma unroll
+        for (int c = 0; c < kPerLane; ++c) {
+          const int chunk = lane + c * TG_LANES;
+          if (chunk < kChunks)
+#pragma unroll
+            for (int m = 0; m < kM; ++m)
+#pragma unroll
+              for (int v = 0; v < kVK; ++v) acc[m] = fmaf(kv[t][c][v], qs[m][chunk * kVK + v], acc[m]);
+        }
+#pragma unroll
+        for (int m = 0; m < kM; ++m)
+#pragma unroll
+          for (int off = TG_LANES / 2; off > 0; off /= 2) acc[m] += __shfl_xor_sync(0xffffffffu, acc[m], off);
+        if (j < n)
+#pragma unroll
+          for (int m = 0; m < kM; ++m)
+            if (m % TG_LANES == lane) sc[m][j] = body.score(b, m, s0 + j, acc[m]);
+      }
+    }
+  }
+  __syncthreads();
+
+  // 2. Softmax over the cluster's keys: the max, then the sum of exp(score - max).
+  for (int m = warp; m < kM; m += kWarps) {
+    float mx = -__int_as_float(0x7f800000);
+    for (int j = lane32; j < n; j += 32) mx = tg_maxf(mx, sc[m][j]);
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) mx = tg_maxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+    if (lane32 == 0) rowMax[m] = mx;
+  }
+#if TG_CLUSTER > 1
+  tg_cluster_sync();
+#else
+  __syncthreads();
+#endif
+  for (int m = warp; m < kM; m += kWarps) {
+#if TG_CLUSTER > 1
+    float mx = tg_ld_cluster(&rowMax[m], 0);
+#pragma unroll
+    for (unsigned c = 1; c < TG_CLUSTER; ++c) mx = tg_maxf(mx, tg_ld_cluster(&rowMax[m], c));
+#else
+    const float mx = rowMax[m];
+#endif
+    float sum = 0.0f;
+    for (int j = lane32; j < n; j += 32) {
+      const float e = TgBody::expo(sc[m][j] - mx);
+      sc[m][j] = e;
+      sum += e;
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+    if (lane32 == 0) rowSum[m] = sum;
+  }
+#if TG_CLUSTER > 1
+  tg_cluster_sync();
+#else
+  __syncthreads();
+#endif
+  for (int m = warp; m < kM; m += kWarps) {
+#if TG_CLUSTER > 1
+    float sum = tg_ld_cluster(&rowSum[m], 0);
+#pragma unroll
+    for (unsigned c = 1; c < TG_CLUSTER; ++c) sum += tg_ld_cluster(&rowSum[m], c);
+#else
+    const float sum = rowSum[m];
+#endif
+    for (int j = lane32; j < n; j += 32) sc[m][j] = body.prob(b, m, s0 + j, TgBody::divide(sc[m][j], sum));
+  }
+  __syncthreads();
+
+  // 3. p @ v over the block's keys: thread (m, chunk of Dv), several keys' loads in flight.
+  {
+    constexpr int kChunks = kDv / kVV;
+    const TgBody::ElemV* vb = body.values(b);
+    for (int w = threadIdx.x; w < kM * kChunks; w += TG_THREADS) {
+      const int m = w / kChunks, chunk = w % kChunks;
+      float acc[kVV];
+#pragma unroll
+      for (int v = 0; v < kVV; ++v) acc[v] = 0.0f;
+      for (int j0 = 0; j0 < n; j0 += TG_KEY_BATCH) {
+        float vv[TG_KEY_BATCH][kVV];
+#pragma unroll
+        for (int t = 0; t < TG_KEY_BATCH; ++t) {
+          if (j0 + t < n)
+            tg_attention_load<kVV>(vb + (s0 + j0 + t) * kDv + chunk * kVV, vv[t], TgBody::cvtV);
+          else
+#pragma unroll
+            for (int v = 0; v < kVV; ++v) vv[t][v] = 0.0f;
+        }
+#pragma unroll
+        for (int t = 0; t < TG_KEY_BATCH; ++t) {
+          const float p = j0 + t < n ? sc[m][j0 + t] : 0.0f;
+#pragma unroll
+          for (int v = 0; v < kVV; ++v) acc[v] = fmaf(p, vv[t][v], acc[v]);
+        }
+      }
+#pragma unroll
+      for (int v = 0; v < kVV; ++v) part[m][chunk * kVV + v] = acc[v];
+    }
+  }
+#if TG_CLUSTER > 1
+  tg_cluster_sync();
+  for (int e = rank * TG_THREADS + threadIdx.x; e < kM * kDv; e += TG_THREADS * TG_CLUSTER) {
+    float v = tg_ld_cluster(&part[e / kDv][e % kDv], 0);
+#pragma unroll
+    for (unsigned c = 1; c < TG_CLUSTER; ++c) v += tg_ld_cluster(&part[e / kDv][e % kDv], c);
+    body.store(b, e / kDv, e % kDv, v);
+  }
+  tg_cluster_sync();  // no block leaves while another still reads its shared memory
+#else
+  __syncthreads();
+  for (int e = threadIdx.x; e < kM * kDv; e += TG_THREADS) body.store(b, e / kDv, e % kDv, part[e / kDv][e % kDv]);
+#endif
+}
+
+#if TG_CLUSTER > 1
+extern "C" __global__ void __cluster_dims__(TG_CLUSTER, 1, 1) __launch_bounds__(TG_THREADS) TG_NAME(const TgBody body) {
+#else
+extern "C" __global__ void __launch_bounds__(TG_THREADS) TG_NAME(const TgBody body) {
+#endif
+  TG_GRID_PROLOGUE();
+  if (TgBody::kVecK > 1 && body.aligned())
+    tg_attention<true>(body);
+  else
+    tg_attention<false>(body);
+}

@@ -1,0 +1,97 @@
+// RUN: tg-opt %s -split-input-file -tg-fuse-attention 2>/dev/null | FileCheck %s
+// RUN: tg-opt %s -split-input-file -tg-fuse-attention 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: tg-opt %s -split-input-file -tg-fuse-attention=arch=sm_80 2>&1 >/dev/null | FileCheck %s --check-prefix=SM80
+//
+// softmax(modify(q @ k^T)) @ v of decode size becomes one attention fusion; the mask's cone
+// (iotas, a position) and the scale are cloned in, the keys' and values' layer windows are
+// read through their cloned slices.
+
+// CHECK-LABEL: func.func @decode
+// CHECK-SAME: (%[[Q:.+]]: tensor<4x4x128xbf16>, %[[KC:.+]]: tensor<2x4x640x128xbf16>, %[[VC:.+]]: tensor<2x4x640x128xbf16>, %[[POS:.+]]: tensor<i32>)
+// CHECK-NEXT: %[[O:.+]] = tg.fusion attention(%[[Q]], %[[KC]], %[[POS]], %[[VC]])
+// CHECK: tg.slice
+// CHECK: tg.matmul {{.*}} transpose_b
+// CHECK: tg.iota
+// CHECK: tg.cmp le
+// CHECK: tg.select
+// CHECK: tg.softmax
+// CHECK: tg.cast {{.*}} to tensor<4x4x640xbf16>
+// CHECK: %[[PV:.+]] = tg.matmul
+// CHECK: tg.yield %[[PV]]
+// CHECK: return %[[O]]
+func.func @decode(%q: tensor<4x4x128xbf16>, %kc: tensor<2x4x640x128xbf16>, %vc: tensor<2x4x640x128xbf16>,
+                  %pos: tensor<i32>) -> tensor<4x4x128xbf16> {
+  %k0 = tg.slice %kc starts = [1, 0, 0, 0] limits = [2, 4, 640, 128] steps = [1, 1, 1, 1] : tensor<2x4x640x128xbf16> to tensor<1x4x640x128xbf16>
+  %k = tg.reshape %k0 : tensor<1x4x640x128xbf16> to tensor<4x640x128xbf16>
+  %v0 = tg.slice %vc starts = [1, 0, 0, 0] limits = [2, 4, 640, 128] steps = [1, 1, 1, 1] : tensor<2x4x640x128xbf16> to tensor<1x4x640x128xbf16>
+  %v = tg.reshape %v0 : tensor<1x4x640x128xbf16> to tensor<4x640x128xbf16>
+  %s = tg.matmul %q, %k transpose_b : tensor<4x4x128xbf16>, tensor<4x640x128xbf16> -> tensor<4x4x640xbf16>
+  %sf = tg.cast %s : tensor<4x4x640xbf16> to tensor<4x4x640xf32>
+  %scale = tg.constant dense<0.0883883> : tensor<4x4x640xf32>
+  %ss = tg.mul %sf, %scale : tensor<4x4x640xf32>
+  %keyPos = tg.iota axis = 2 : tensor<1x1x640xi32>
+  %p0 = tg.broadcast %pos dims = [] : tensor<i32> to tensor<1x1x640xi32>
+  %visible = tg.cmp le, %keyPos, %p0 : tensor<1x1x640xi32>
+  %vb = tg.broadcast %visible dims = [0, 1, 2] : tensor<1x1x640xi1> to tensor<4x4x640xi1>
+  %ninf = tg.constant dense<0xFF800000> : tensor<4x4x640xf32>
+  %masked = tg.select %vb, %ss, %ninf : tensor<4x4x640xi1>, tensor<4x4x640xf32>
+  %p = tg.softmax %masked axis = 2 : tensor<4x4x640xf32>
+  %pb = tg.cast %p : tensor<4x4x640xf32> to tensor<4x4x640xbf16>
+  %o = tg.matmul %pb, %v : tensor<4x4x640xbf16>, tensor<4x640x128xbf16> -> tensor<4x4x128xbf16>
+  return %o : tensor<4x4x128xbf16>
+}
+
+// -----
+
+// Prefill-sized: 512 query rows per head stay separate kernels, with the reason.
+// CHECK-LABEL: func.func @prefill
+// CHECK-NOT: tg.fusion
+// REMARK: remark: not fused into an attention kernel: 512 query rows per head
+func.func @prefill(%q: tensor<4x512x64xf32>, %k: tensor<4x512x64xf32>, %v: tensor<4x512x64xf32>) -> tensor<4x512x64xf32> {
+  %s = tg.matmul %q, %k transpose_b : tensor<4x512x64xf32>, tensor<4x512x64xf32> -> tensor<4x512x512xf32>
+  %p = tg.softmax %s axis = 2 : tensor<4x512x512xf32>
+  %o = tg.matmul %p, %v : tensor<4x512x512xf32>, tensor<4x512x64xf32> -> tensor<4x512x64xf32>
+  return %o : tensor<4x512x64xf32>
+}
+
+// -----
+
+// Scores read twice (returned as well) are not fused: they must reach memory.
+// CHECK-LABEL: func.func @scores_returned
+// CHECK-NOT: tg.fusion
+// REMARK: remark: not fused into an attention kernel: its input is not computed from a matmul's scores
+func.func @scores_returned(%q: tensor<2x4x64xf32>, %k: tensor<2x100x64xf32>, %v: tensor<2x100x32xf32>) -> (tensor<2x4x32xf32>, tensor<2x4x100xf32>) {
+  %s = tg.matmul %q, %k transpose_b : tensor<2x4x64xf32>, tensor<2x100x64xf32> -> tensor<2x4x100xf32>
+  %p = tg.softmax %s axis = 2 : tensor<2x4x100xf32>
+  %o = tg.matmul %p, %v : tensor<2x4x100xf32>, tensor<2x100x32xf32> -> tensor<2x4x32xf32>
+  return %o, %s : tensor<2x4x32xf32>, tensor<2x4x100xf32>
+}
+
+// -----
+
+// Keys read through a transpose are not rows in memory.
+// CHECK-LABEL: func.func @keys_transposed
+// CHECK-NOT: tg.fusion
+// REMARK: remark: not fused into an attention kernel: the keys are read through a transpose
+func.func @keys_transposed(%q: tensor<2x4x64xf32>, %kt: tensor<2x64x100xf32>, %v: tensor<2x100x32xf32>) -> tensor<2x4x32xf32> {
+  %k = tg.transpose %kt perm = [0, 2, 1] : tensor<2x64x100xf32> to tensor<2x100x64xf32>
+  %s = tg.matmul %q, %k transpose_b : tensor<2x4x64xf32>, tensor<2x100x64xf32> -> tensor<2x4x100xf32>
+  %p = tg.softmax %s axis = 2 : tensor<2x4x100xf32>
+  %o = tg.matmul %p, %v : tensor<2x4x100xf32>, tensor<2x100x32xf32> -> tensor<2x4x32xf32>
+  return %o : tensor<2x4x32xf32>
+}
+
+// -----
+
+// A long cache: 16 rows x 8192 keys need 64 KiB of scores a block over 8 blocks on sm_90a (too
+// many), and one block on sm_80.
+// CHECK-LABEL: func.func @long_cache
+// CHECK-NOT: tg.fusion
+// REMARK: remark: not fused into an attention kernel: 16 x 8192 scores over 8 block(s) need 65536 bytes
+// SM80: remark: not fused into an attention kernel: 16 x 8192 scores over 1 block(s) need 524288 bytes
+func.func @long_cache(%q: tensor<1x16x64xbf16>, %k: tensor<1x8192x64xbf16>, %v: tensor<1x8192x64xbf16>) -> tensor<1x16x64xbf16> {
+  %s = tg.matmul %q, %k transpose_b : tensor<1x16x64xbf16>, tensor<1x8192x64xbf16> -> tensor<1x16x8192xbf16>
+  %p = tg.softmax %s axis = 2 : tensor<1x16x8192xbf16>
+  %o = tg.matmul %p, %v : tensor<1x16x8192xbf16>, tensor<1x8192x64xbf16> -> tensor<1x16x64xbf16>
+  return %o : tensor<1x16x64xbf16>
+}

@@ -1,0 +1,177 @@
+//===- AttentionFusionTest.cpp - tg-fuse-attention and its kernel, on the CPU ===//
+//
+// Decode-sized softmax(modify(q @ k^T)) @ v traced through the public API: one attention
+// kernel (its summary: the cluster, the keys per block, the loads) that NVRTC compiles for
+// sm_90a (a cluster) and sm_80 (one block); the fused module, interpreted with f32 inside its
+// kernels as the kernel computes, agrees with the unfused one; prefill-sized attention and
+// JitOptions::fuse_attention = false keep the separate kernels. The GPU runs the kernel in
+// GpuAttentionTest.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "FusedReference.h"
+#include "RandomGraph.h"
+
+#include "tg/Compiler/Context.h"
+#include "tg/Compiler/Driver.h"
+#include "tg/Dialect/TgOps.h"
+#include "tg/Reference/HostTensor.h"
+#include "tg/Reference/Interpreter.h"
+#include "tg/Runtime/KernelCache.h"
+#include "tg/Runtime/Nvrtc.h"
+#include "tg/tg.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <mutex>
+#include <random>
+
+namespace {
+
+using tg::DType;
+using tg::Tensor;
+using tg::ref::HostTensor;
+
+/// softmax(where(key <= pos + row, q @ k^T / sqrt(d), -inf)) @ v over one layer of a cache.
+std::vector<Tensor> decodeAttention(const std::vector<Tensor>& a) {
+  const Tensor &q = a[0], &kc = a[1], &vc = a[2], &pos = a[3];
+  const int64_t heads = q.shape()[0], rows = q.shape()[1], d = q.shape()[2], S = kc.shape()[2];
+  Tensor k = tg::reshape(tg::slice(kc, 0, 1, 2), {heads, S, d});
+  Tensor v = tg::reshape(tg::slice(vc, 0, 1, 2), {heads, S, vc.shape()[3]});
+  Tensor s = tg::cast(tg::matmul(q, tg::transpose(k, 1, 2)), DType::F32) * (1.0 / std::sqrt(double(d)));
+  Tensor queryPos = tg::reshape(tg::iota({rows}, 0, DType::I32, q.device()), {1, rows, 1}) + pos;
+  s = tg::where(tg::le(tg::iota({1, 1, S}, 2, DType::I32, q.device()), queryPos), s, -INFINITY);
+  return {tg::matmul(tg::cast(tg::softmax(s, -1), v.dtype()), v)};
+}
+
+std::vector<tg::TensorSpec> specsOf(int64_t heads, int64_t rows, int64_t keys, int64_t d, int64_t dv, DType dt) {
+  return {{{heads, rows, d}, dt}, {{2, heads, keys, d}, dt}, {{2, heads, keys, dv}, dt}, {{}, DType::I32}};
+}
+
+tg::rt::Plan planOf(const std::string& ir, const std::string& arch, bool fuseAttention = true) {
+  std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(ir, &tg::compiler::sharedContext());
+  if (!module) throw std::runtime_error("the traced IR does not parse:\n" + ir);
+  tg::compiler::PipelineOptions options;
+  options.codegen.arch = arch;
+  options.fuseAttention = fuseAttention;
+  return tg::compiler::compile(*module, options);
+}
+
+int attentionKernels(const tg::rt::Plan& plan) {
+  int n = 0;
+  for (const tg::rt::KernelSource& k : plan.kernels) n += k.summary.rfind("attention (", 0) == 0;
+  return n;
+}
+
+TEST(AttentionFusion, DecodeAttentionIsOneKernelThatCompilesForSm90aAndSm80) {
+  struct Case {
+    int64_t heads, rows, keys, d, dv;
+    DType dtype;
+    const char* sm90;  // the kernel's summary on sm_90a
+    bool sm80 = true;  // whether one block's shared memory holds a batch's scores (sm_80)
+  };
+  const Case cases[] = {
+      {4, 4, 640, 128, 128, DType::BF16, "attention (8 block(s) a batch, 80 key(s) each, 16-byte loads)"},
+      {2, 1, 100, 64, 64, DType::F32, "attention (2 block(s) a batch, 50 key(s) each, 16-byte loads)"},
+      {3, 16, 1000, 96, 32, DType::F16, "attention (8 block(s) a batch, 125 key(s) each, 16-byte loads)", false},
+      {2, 4, 200, 60, 60, DType::BF16, "attention (4 block(s) a batch, 50 key(s) each, element loads)"},
+      {1, 8, 9, 128, 128, DType::BF16, "attention (1 block(s) a batch, 9 key(s) each, 16-byte loads)"},
+  };
+  std::string why;
+  const bool nvrtc = tg::rt::nvrtcAvailable(&why);
+  for (const Case& c : cases) {
+    const std::string ir = tgtest::traceIr(specsOf(c.heads, c.rows, c.keys, c.d, c.dv, c.dtype), decodeAttention, 1);
+    SCOPED_TRACE(ir);
+    for (const std::string arch : {"sm_90a", "sm_80"}) {
+      tg::rt::Plan plan = planOf(ir, arch);
+      if (arch == "sm_80" && !c.sm80) {  // 16 x 1000 scores: 64000 bytes, more than a block holds
+        EXPECT_EQ(attentionKernels(plan), 0) << plan.str();
+        continue;
+      }
+      ASSERT_EQ(plan.kernels.size(), 1u) << plan.str();
+      ASSERT_EQ(attentionKernels(plan), 1) << plan.str();
+      const std::string& summary = plan.kernels[0].summary;
+      if (arch == "sm_90a") EXPECT_EQ(summary.rfind(c.sm90, 0), 0u) << summary;
+      else EXPECT_NE(summary.find("(1 block(s) a batch, " + std::to_string(c.keys) + " key(s) each"), std::string::npos) << summary;
+      EXPECT_EQ(plan.launches[0].dims.grid[1], static_cast<uint32_t>(c.heads));
+      if (!nvrtc) continue;
+      try {
+        tg::rt::NvrtcResult r = tg::rt::compileCuda(plan.kernels[0].source, plan.kernels[0].name + ".cu", arch,
+                                                    tg::rt::defaultNvrtcOptions());
+        EXPECT_FALSE(r.cubin.empty());
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "does not compile for " << arch << ": " << e.what();
+      }
+    }
+    // Without the option: the scores, the softmax and p @ v apart.
+    EXPECT_EQ(attentionKernels(planOf(ir, "sm_90a", /*fuseAttention=*/false)), 0);
+  }
+}
+
+TEST(AttentionFusion, PrefillSizedAttentionKeepsItsKernels) {
+  // 512 query rows per head: more than the kernel takes.
+  const std::string ir = tgtest::traceIr(specsOf(4, 512, 512, 64, 64, DType::BF16), decodeAttention, 1);
+  tg::rt::Plan plan = planOf(ir, "sm_90a");
+  EXPECT_EQ(attentionKernels(plan), 0) << plan.str();
+  EXPECT_GE(plan.kernels.size(), 3u) << plan.str();
+}
+
+/// The fused module, interpreted as its kernels compute (f32 inside, the scores unrounded),
+/// against the unfused module with f32 inputs: within the rounding of p and of the result.
+TEST(AttentionFusion, FusedReferenceMatchesTheUnfusedModule) {
+  struct Case {
+    int64_t heads, rows, keys, d;
+    DType dtype;
+  };
+  for (const Case& c : {Case{4, 4, 640, 128, DType::BF16}, Case{2, 3, 77, 32, DType::F32}}) {
+    const std::vector<tg::TensorSpec> specs = specsOf(c.heads, c.rows, c.keys, c.d, c.d, c.dtype);
+    std::vector<tg::TensorSpec> wide = specs;
+    for (size_t i = 0; i < 3; ++i) wide[i].dtype = DType::F32;
+    const std::string fusedIr = tgtest::traceIr(specs, decodeAttention, 1);
+    const std::string unfusedIr = tgtest::traceIr(wide, decodeAttention, 1);
+    std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
+    mlir::MLIRContext& context = tg::compiler::sharedContext();
+    mlir::OwningOpRef<mlir::ModuleOp> fused = mlir::parseSourceString<mlir::ModuleOp>(fusedIr, &context);
+    mlir::OwningOpRef<mlir::ModuleOp> unfused = mlir::parseSourceString<mlir::ModuleOp>(unfusedIr, &context);
+    ASSERT_TRUE(fused && unfused);
+    ASSERT_EQ(tgtest::runUpToFuse(*fused, true, true), "");
+    ASSERT_EQ(tgtest::runUpToFuse(*unfused, false), "");
+    int attention = 0;
+    fused->walk([&](tg::ir::FusionOp f) { attention += f.getKind() == tg::ir::FusionKind::attention; });
+    EXPECT_EQ(attention, 1);
+
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<HostTensor> args, wideArgs;
+    for (size_t i = 0; i < 3; ++i) {
+      std::vector<float> v(static_cast<size_t>(tg::shape_numel(specs[i].shape)));
+      for (float& x : v) x = normal(rng);
+      args.push_back(HostTensor::fromFloats(specs[i].dtype, specs[i].shape, v));
+      wideArgs.push_back(HostTensor::fromFloats(DType::F32, specs[i].shape, args.back().toFloats()));
+    }
+    const std::vector<int32_t> pos{static_cast<int32_t>(c.keys / 2)};
+    args.push_back(HostTensor::fromInts(DType::I32, {}, pos));
+    wideArgs.push_back(args.back());
+    tg::ref::InterpretOptions f32Inside;
+    f32Inside.f32InsideFusions = true;
+    auto first = [](mlir::ModuleOp m) { return *m.getOps<mlir::func::FuncOp>().begin(); };
+    const std::vector<float> got = tg::ref::interpret(first(*fused), args, f32Inside)[0].toFloats();
+    const std::vector<float> want = tg::ref::interpret(first(*unfused), wideArgs)[0].toFloats();
+    ASSERT_EQ(got.size(), want.size());
+    const double eps = c.dtype == DType::F32 ? 1e-6 : std::ldexp(1.0, -8);
+    double vmax = 0;
+    for (float x : wideArgs[2].toFloats()) vmax = std::max(vmax, double(std::fabs(x)));
+    int bad = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (std::fabs(double(got[i]) - want[i]) > 2 * eps * (std::fabs(want[i]) + vmax) + 1e-6 && bad++ < 5)
+        ADD_FAILURE() << "element " << i << ": " << got[i] << " vs " << want[i];
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+}  // namespace
