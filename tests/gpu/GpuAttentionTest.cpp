@@ -7,8 +7,9 @@
 // decode (4 query heads per key/value head, a layer's window of a cache, a causal mask from
 // iotas and a device position), one and 16 query rows, key counts that are not multiples of
 // the blocks' shares (a cluster whose last block has fewer keys, or none), head dims 64, 96
-// and 128 with a value dim that differs, bf16, f16 and f32, and a cache window at an offset
-// that only element loads can read. Fresh random inputs; skips without a GPU.
+// and 128 with a value dim that differs, bf16, f16 and f32, head dims that only element loads
+// can read, and a rotary-embedded q that the kernel computes as it reads it. Random inputs
+// from fixed seeds; skips without a GPU.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuCompare.h"
@@ -33,12 +34,25 @@ struct Case {
   DType dtype;
   int64_t layers = 2, layer = 1;  // the cache holds `layers`; the step reads `layer`
   int32_t pos = -1;               // -1: no mask; else keys up to pos + row are visible
+  bool rope = false;              // q rotary-embedded first (computed by the attention kernel)
 };
+
+/// The rotate-half rotary embedding of q [heads, rows, dim], angles from iotas.
+Tensor rope(const Tensor& q) {
+  const int64_t half = q.shape()[2] / 2;
+  Tensor angles = tg::cast(tg::iota({q.shape()[1], half}, 1, DType::I32, q.device()), DType::F32) * 0.37;
+  Tensor c = tg::concat({tg::cos(angles), tg::cos(angles)}, -1), s = tg::sin(angles);
+  s = tg::concat({s, s}, -1);
+  Tensor qf = tg::cast(q, DType::F32);
+  Tensor x1 = tg::slice(qf, -1, 0, half), x2 = tg::slice(qf, -1, half);
+  return tg::cast(qf * c + tg::concat({-x2, x1}, -1) * s, q.dtype());
+}
 
 /// softmax(where(visible, q @ k^T * scale, -inf)) @ v for one layer of a [layers, heads, keys,
 /// dim] cache, in the inputs' dtype (p rounded to it before p @ v).
-Tensor attention(const Case& c, const Tensor& q, const Tensor& kc, const Tensor& vc, const Tensor& pos) {
+Tensor attention(const Case& c, const Tensor& q0, const Tensor& kc, const Tensor& vc, const Tensor& pos) {
   const int64_t S = c.keys, L = c.layer;
+  const Tensor q = c.rope ? rope(q0) : q0;
   Tensor k = tg::reshape(tg::slice(kc, 0, L, L + 1), {c.heads, S, c.dim});
   Tensor v = tg::reshape(tg::slice(vc, 0, L, L + 1), {c.heads, S, c.valueDim});
   Tensor s = tg::cast(tg::matmul(q, tg::transpose(k, 1, 2)), DType::F32) * (1.0 / std::sqrt(double(c.dim)));
@@ -52,6 +66,7 @@ Tensor attention(const Case& c, const Tensor& q, const Tensor& kc, const Tensor&
 std::vector<Case> cases() {
   return {
       {"gqa_decode_bf16", 4, 4, 640, 128, 128, DType::BF16, 2, 1, 300},
+      {"gqa_decode_rotary_q_bf16", 4, 4, 640, 128, 128, DType::BF16, 2, 1, 639, true},
       {"one_row_f32", 2, 1, 100, 64, 64, DType::F32},
       {"sixteen_rows_f16_odd_keys", 3, 16, 1000, 96, 96, DType::F16, 1, 0, 700},
       {"value_dim_differs_few_keys", 2, 5, 77, 64, 32, DType::BF16},

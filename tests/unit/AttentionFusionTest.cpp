@@ -47,6 +47,20 @@ std::vector<Tensor> decodeAttention(const std::vector<Tensor>& a) {
   return {tg::matmul(tg::cast(tg::softmax(s, -1), v.dtype()), v)};
 }
 
+/// decodeAttention of a rotary-embedded q (rotate-half form, angles from iotas), as the
+/// decoder writes it: the embedding is computed by the attention kernel where it reads q.
+std::vector<Tensor> ropeAttention(const std::vector<Tensor>& a) {
+  const Tensor& q = a[0];
+  const int64_t half = q.shape()[2] / 2;
+  Tensor angles = tg::cast(tg::iota({q.shape()[1], half}, 1, DType::I32, q.device()), DType::F32) * 0.37;
+  Tensor c = tg::concat({tg::cos(angles), tg::cos(angles)}, -1), s = tg::sin(angles);
+  s = tg::concat({s, s}, -1);
+  Tensor qf = tg::cast(q, DType::F32);
+  Tensor x1 = tg::slice(qf, -1, 0, half), x2 = tg::slice(qf, -1, half);
+  Tensor rotated = tg::cast(qf * c + tg::concat({-x2, x1}, -1) * s, q.dtype());
+  return decodeAttention({rotated, a[1], a[2], a[3]});
+}
+
 std::vector<tg::TensorSpec> specsOf(int64_t heads, int64_t rows, int64_t keys, int64_t d, int64_t dv, DType dt) {
   return {{{heads, rows, d}, dt}, {{2, heads, keys, d}, dt}, {{2, heads, keys, dv}, dt}, {{}, DType::I32}};
 }
@@ -113,6 +127,18 @@ TEST(AttentionFusion, DecodeAttentionIsOneKernelThatCompilesForSm90aAndSm80) {
   }
 }
 
+TEST(AttentionFusion, RotaryEmbeddedQueriesAreComputedInTheKernel) {
+  const std::string ir = tgtest::traceIr(specsOf(4, 4, 640, 128, 128, DType::BF16), ropeAttention, 1);
+  tg::rt::Plan plan = planOf(ir, "sm_90a");
+  EXPECT_EQ(plan.kernels.size(), 1u) << plan.str();
+  ASSERT_EQ(attentionKernels(plan), 1) << plan.str();
+  std::string why;
+  if (tg::rt::nvrtcAvailable(&why))
+    EXPECT_FALSE(tg::rt::compileCuda(plan.kernels[0].source, plan.kernels[0].name + ".cu", "sm_90a",
+                                     tg::rt::defaultNvrtcOptions())
+                     .cubin.empty());
+}
+
 TEST(AttentionFusion, PrefillSizedAttentionKeepsItsKernels) {
   // 512 query rows per head: more than the kernel takes.
   const std::string ir = tgtest::traceIr(specsOf(4, 512, 512, 64, 64, DType::BF16), decodeAttention, 1);
@@ -127,13 +153,16 @@ TEST(AttentionFusion, FusedReferenceMatchesTheUnfusedModule) {
   struct Case {
     int64_t heads, rows, keys, d;
     DType dtype;
+    bool rope = false;
   };
-  for (const Case& c : {Case{4, 4, 640, 128, DType::BF16}, Case{2, 3, 77, 32, DType::F32}}) {
+  for (const Case& c : {Case{4, 4, 640, 128, DType::BF16}, Case{2, 3, 77, 32, DType::F32},
+                        Case{4, 4, 640, 128, DType::BF16, true}}) {
+    const tgtest::ProgramFn fn = c.rope ? tgtest::ProgramFn(ropeAttention) : tgtest::ProgramFn(decodeAttention);
     const std::vector<tg::TensorSpec> specs = specsOf(c.heads, c.rows, c.keys, c.d, c.d, c.dtype);
     std::vector<tg::TensorSpec> wide = specs;
     for (size_t i = 0; i < 3; ++i) wide[i].dtype = DType::F32;
-    const std::string fusedIr = tgtest::traceIr(specs, decodeAttention, 1);
-    const std::string unfusedIr = tgtest::traceIr(wide, decodeAttention, 1);
+    const std::string fusedIr = tgtest::traceIr(specs, fn, 1);
+    const std::string unfusedIr = tgtest::traceIr(wide, fn, 1);
     std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
     mlir::MLIRContext& context = tg::compiler::sharedContext();
     mlir::OwningOpRef<mlir::ModuleOp> fused = mlir::parseSourceString<mlir::ModuleOp>(fusedIr, &context);

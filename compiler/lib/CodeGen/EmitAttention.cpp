@@ -1,7 +1,8 @@
 //===- EmitAttention.cpp - CUDA C++ for an attention tg.fusion ------------===//
 //
 // Generates `struct TgBody` for templates/attention.cuh from a tg-fuse-attention region:
-// q is read at (b, m, d) through its layout chain, the keys and values as contiguous rows of a
+// q is computed at (b, m, d) (through its layout chain, and the rotary embedding or other
+// cheap ops the pass cloned with it), the keys and values as contiguous rows of a
 // window of their inputs (16-byte loads when the rows, the window and the batch stride allow,
 // else element loads), and the region's elementwise ops become score() (between q @ k^T and
 // the softmax, on the f32 dot product) and prob() (between the softmax and p @ v), each value
@@ -28,8 +29,8 @@ namespace tg::codegen {
 namespace {
 
 /// Writes C statements computing region values at one element: each op's operands at the same
-/// indices (elementwise ops keep their shape), layout ops mapped to their roots' indices,
-/// inputs loaded, splats as literals. Values bound by name (the dot product, the softmax) are
+/// indices (elementwise ops keep their shape), layout ops mapped to their roots' indices, a
+/// concat's operand chosen by an if-chain, inputs loaded, splats as literals. Values bound by name (the dot product, the softmax) are
 /// read as they are.
 class PointWriter {
  public:
@@ -52,6 +53,32 @@ class PointWriter {
           << loadConvert(dt, numbered("in", cast<BlockArgument>(v).getArgNumber()) + "[" +
                                  linearize(idx).str(sfx_) + "]")
           << ";\n";
+    } else if (auto concat = dyn_cast<ir::ConcatOp>(def)) {
+      // The operand the index falls in, in an if-chain; what a branch computes stays in it.
+      const auto axis = static_cast<size_t>(concat.getAxis());
+      const std::string position = numbered("p", counter_++);
+      os_ << "    const EIndex " << position << " = " << idx.dims[axis].str(sfx_) << ";\n";
+      os_ << "    " << computeType(dtypeOfValue(v)) << " " << name << ";\n";
+      int64_t offset = 0;
+      for (auto [k, operand] : llvm::enumerate(concat.getInputs())) {
+        auto type = cast<RankedTensorType>(operand.getType());
+        const int64_t extent = type.getShape()[axis];
+        const bool last = k + 1 == concat.getInputs().size();
+        os_ << "    " << (k ? "else " : "")
+            << (last ? std::string("{\n") : "if (" + position + " < " + std::to_string(offset + extent) + sfx_ + ") {\n");
+        const std::string shifted = numbered("q", counter_++);
+        os_ << "    const EIndex " << shifted << " = " << position << " - " << offset << sfx_ << ";\n";
+        DimIndices dims;
+        dims.shape = Shape(type.getShape().begin(), type.getShape().end());
+        dims.dims = idx.dims;
+        dims.dims[axis] = IndexExpr::var(shifted, extent);
+        const std::map<std::string, std::string> outside = memo_;
+        FailureOr<std::string> value = at(operand, dims);
+        memo_ = outside;
+        if (failed(value)) return failure();
+        os_ << "    " << name << " = " << *value << ";\n    }\n";
+        offset += extent;
+      }
     } else if (isLayoutOp(def)) {
       Value root;
       DimIndices rootIdx = mapToRoot(v, idx, root);

@@ -8,11 +8,13 @@
 //   o = matmul(u, v)                    v [b..., S, Dv]                  -> o [b..., M, Dv]
 // and moves it into one `tg.fusion attention`, so that the scores never reach memory. The
 // other operands of the e_i and f_j (a scale, a causal mask compared from iotas and a
-// position, a bias) come along: their layout chains, splat constants and cheap elementwise
-// cones (at most kMaxCloned ops, down to inputs and other kernels' results) are cloned into
-// the region, where the kernel computes them per score; what is left is an input. q, k and v
-// are inputs read through their cloned layout chains: a layer's window of a KV cache, the
-// query heads of grouped-query attention folded into the rows of their key/value head.
+// position, a bias) come along with the ops that compute them, where nothing else reads those
+// (elementwise ops and concats, at most kMaxCloned of them; layout ops, iotas and splat
+// constants always), cloned into the region, where the kernel computes them per score; what
+// is left is an input. So does q's cone (a rotary embedding of a projection's output), which
+// the kernel computes as it reads q. k and v are inputs read through their cloned layout
+// chains: a layer's window of a KV cache, the query heads of grouped-query attention folded
+// into the rows of their key/value head.
 //
 // Whether the kernel takes the problem is tg/Dialect/Attention.h's to say (rows, head dims,
 // scores per block on the target); k and v must be contiguous windows of their inputs (rows
@@ -51,19 +53,9 @@ std::optional<ir::OpDescription> elementwise(Operation* op) {
   return d;
 }
 
-/// The number of ops of the cheap cone that computes `v` (layout ops, splat constants and
-/// elementwise ops, down to values computed elsewhere), capped at `limit + 1`.
-int coneSize(Value v, int limit) {
-  Operation* def = v.getDefiningOp();
-  if (!def || splatValue(v)) return 0;
-  if (!isLayoutOp(def) && !elementwise(def)) return 0;
-  int n = 1;
-  for (Value operand : def->getOperands()) {
-    if (n > limit) break;
-    n += coneSize(operand, limit - n);
-  }
-  return n;
-}
+/// An op the kernel computes per element where it reads it: elementwise, or a concat (of
+/// values it computes per element too).
+bool cheap(Operation* op) { return elementwise(op) || isa_and_nonnull<ir::ConcatOp>(op); }
 
 /// The pieces of one attention.
 struct Match {
@@ -146,24 +138,39 @@ void buildAttention(Match m) {
   moved.push_back(m.softmax);
   moved.append(m.post.begin(), m.post.end());
   moved.push_back(m.values);
-  llvm::SmallPtrSet<Operation*, 16> inGroup(moved.begin(), moved.end());
 
-  // The region's inputs: what the cloned cones and layout chains bottom out in.
-  llvm::SetVector<Value> inputs;
-  llvm::SmallPtrSet<Operation*, 16> operandOps{m.scores, m.values};
-  std::function<void(Value, bool)> collect = [&](Value v, bool cones) {
-    Operation* def = v.getDefiningOp();
-    if (def && inGroup.contains(def)) return;
-    if (splatValue(v)) return;
-    if (def && isLayoutOp(def)) return collect(def->getOperand(0), cones);
-    if (def && cones && elementwise(def) && coneSize(v, kMaxCloned) <= kMaxCloned) {
-      for (Value operand : def->getOperands()) collect(operand, cones);
-      return;
+  // The cone cloned with them: walking back from p @ v, an op joins when it feeds the kernel
+  // and nothing else reads it (elementwise ops, concats: q's rotary embedding, a mask read
+  // once), or when it costs nothing to recompute (layout ops, which the kernel reads through;
+  // iotas; splat constants) wherever it is read. A value other kernels read too (cos and sin shared by every layer, a mask
+  // all layers compare) stays theirs and is an input, as are the keys' and values' roots.
+  llvm::SmallPtrSet<Operation*, 32> inside(moved.begin(), moved.end());
+  llvm::SmallPtrSet<Operation*, 4> fromMemory;
+  for (Value kv : {m.scores.getB(), m.values.getB()})
+    if (Operation* root = traceLayout(kv).root.getDefiningOp()) fromMemory.insert(root);
+  int cloned = 0;
+  for (Operation* op = m.values->getPrevNode(); op; op = op->getPrevNode()) {
+    if (inside.contains(op) || fromMemory.contains(op) || op->getNumResults() != 1) continue;
+    const auto users = op->getResult(0).getUsers();
+    if (llvm::none_of(users, [&](Operation* u) { return inside.contains(u); })) continue;
+    const bool trivial =
+        isLayoutOp(op) || isa<ir::IotaOp>(op) || (isa<ir::ConstantOp>(op) && splatValue(op->getResult(0)));
+    const bool exclusive = llvm::all_of(users, [&](Operation* u) { return inside.contains(u); });
+    if (trivial || (cheap(op) && exclusive && cloned < kMaxCloned)) {
+      inside.insert(op);
+      ++cloned;
     }
-    inputs.insert(v);
-  };
-  for (Operation* op : moved)
-    for (Value v : op->getOperands()) collect(v, !operandOps.contains(op));
+  }
+  SmallVector<Operation*> members;  // in program order
+  for (Operation* op = m.scores->getBlock()->empty() ? nullptr : &m.scores->getBlock()->front(); op;
+       op = op->getNextNode()) {
+    if (inside.contains(op)) members.push_back(op);
+    if (op == m.values.getOperation()) break;
+  }
+  llvm::SetVector<Value> inputs;
+  for (Operation* op : members)
+    for (Value v : op->getOperands())
+      if (Operation* d = v.getDefiningOp(); !d || !inside.contains(d)) inputs.insert(v);
 
   OpBuilder b(m.values);
   auto fusion = ir::FusionOp::create(b, m.values.getLoc(), TypeRange{m.values.getType()},
@@ -171,38 +178,13 @@ void buildAttention(Match m) {
   Block* body = b.createBlock(&fusion.getBody());
   IRMapping map;
   for (Value in : inputs) map.map(in, body->addArgument(in.getType(), in.getLoc()));
-  std::function<Value(Value)> materialize = [&](Value v) -> Value {
-    if (Value mapped = map.lookupOrNull(v)) return mapped;
-    Operation* def = v.getDefiningOp();
-    assert(def && "an attention operand that is neither an input nor computed here");
-    for (Value operand : def->getOperands()) materialize(operand);
-    return b.clone(*def, map)->getResult(0);
-  };
-  for (Operation* op : moved) {
-    for (Value v : op->getOperands()) materialize(v);
-    b.clone(*op, map);
-  }
+  for (Operation* op : members) b.clone(*op, map);
   ir::YieldOp::create(b, m.values.getLoc(), ValueRange{map.lookup(m.values.getResult())});
 
-  // Erase the moved ops, then what only they read (the originals of the cloned cones).
+  // Erase what moved, then the cone's originals nothing else reads.
   m.values.getResult().replaceAllUsesWith(fusion.getResult(0));
-  SmallVector<Operation*> work;
-  for (Operation* op : llvm::reverse(moved)) {
-    for (Value v : op->getOperands())
-      if (Operation* d = v.getDefiningOp(); d && !inGroup.contains(d)) work.push_back(d);
-    op->dropAllUses();
-    op->erase();
-  }
-  llvm::SmallPtrSet<Operation*, 16> erased;
-  while (!work.empty()) {
-    Operation* op = work.pop_back_val();
-    if (erased.contains(op) || !op->use_empty() || op->getNumResults() != 1) continue;
-    if (!isLayoutOp(op) && !elementwise(op) && !isa<ir::ConstantOp>(op)) continue;
-    for (Value v : op->getOperands())
-      if (Operation* d = v.getDefiningOp()) work.push_back(d);
-    erased.insert(op);
-    op->erase();
-  }
+  for (Operation* op : llvm::reverse(members))
+    if (op->use_empty()) op->erase();
 }
 
 struct TgFuseAttentionPass final : impl::TgFuseAttentionBase<TgFuseAttentionPass> {

@@ -8,7 +8,7 @@
 
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME: (%[[Q:.+]]: tensor<4x4x128xbf16>, %[[KC:.+]]: tensor<2x4x640x128xbf16>, %[[VC:.+]]: tensor<2x4x640x128xbf16>, %[[POS:.+]]: tensor<i32>)
-// CHECK-NEXT: %[[O:.+]] = tg.fusion attention(%[[Q]], %[[KC]], %[[POS]], %[[VC]])
+// CHECK-NEXT: %[[O:.+]] = tg.fusion attention(%[[KC]], %[[VC]], %[[Q]], %[[POS]])
 // CHECK: tg.slice
 // CHECK: tg.matmul {{.*}} transpose_b
 // CHECK: tg.iota
