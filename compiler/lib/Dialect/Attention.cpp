@@ -42,6 +42,13 @@ std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion) {
            std::to_string(cluster) + " block(s) need " + std::to_string(shape.rows * share * 4) +
            " bytes of shared memory a block; the attention kernel holds at most " +
            std::to_string(kAttentionScoreBytes);
+  // q, the scores, the partial p @ v and two statistics per row, in f32, in the 48 KiB a block
+  // may hold statically.
+  const int64_t bytes = 4 * shape.rows * (shape.dim + share + shape.valueDim + 2);
+  if (bytes > kAttentionSharedBytes)
+    return "q, the scores and p @ v of " + std::to_string(shape.rows) + " rows need " + std::to_string(bytes) +
+           " bytes of shared memory a block; the attention kernel holds at most " +
+           std::to_string(kAttentionSharedBytes);
   return {};
 }
 

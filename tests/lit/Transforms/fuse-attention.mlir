@@ -95,3 +95,17 @@ func.func @long_cache(%q: tensor<1x16x64xbf16>, %k: tensor<1x8192x64xbf16>, %v: 
   %o = tg.matmul %p, %v : tensor<1x16x8192xbf16>, tensor<1x8192x64xbf16> -> tensor<1x16x64xbf16>
   return %o : tensor<1x16x64xbf16>
 }
+
+// -----
+
+// Head dims of 256 with 16 rows and 2048 keys: q, the scores and p @ v need more than the 48 KiB
+// of shared memory a block holds.
+// CHECK-LABEL: func.func @wide_heads
+// CHECK-NOT: tg.fusion
+// REMARK: remark: not fused into an attention kernel: q, the scores and p @ v of 16 rows need 49280 bytes
+func.func @wide_heads(%q: tensor<1x16x256xbf16>, %k: tensor<1x2048x256xbf16>, %v: tensor<1x2048x256xbf16>) -> tensor<1x16x256xbf16> {
+  %s = tg.matmul %q, %k transpose_b : tensor<1x16x256xbf16>, tensor<1x2048x256xbf16> -> tensor<1x16x2048xbf16>
+  %p = tg.softmax %s axis = 2 : tensor<1x16x2048xbf16>
+  %o = tg.matmul %p, %v : tensor<1x16x2048xbf16>, tensor<1x2048x256xbf16> -> tensor<1x16x256xbf16>
+  return %o : tensor<1x16x256xbf16>
+}

@@ -8,7 +8,8 @@
 //    key/value head times the new tokens), head dims up to kAttentionMaxDim;
 //  - the keys split over a cluster of up to kAttentionMaxCluster blocks on sm_90 (one block
 //    elsewhere), each holding its share of the scores, M x ceil(S / cluster) floats, in at
-//    most kAttentionScoreBytes of shared memory.
+//    most kAttentionScoreBytes of shared memory (and q, the scores and the partial p @ v in
+//    kAttentionSharedBytes).
 // Longer problems (prefill) stay separate kernels until a flash-attention kernel takes them.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +26,8 @@ inline constexpr int64_t kAttentionMaxRows = 16;
 inline constexpr int64_t kAttentionMaxDim = 256;
 inline constexpr int64_t kAttentionMaxCluster = 8;
 inline constexpr int64_t kAttentionScoreBytes = 16384;
+/// Shared memory a block holds (q, the scores, the partial p @ v: static, at most 48 KiB).
+inline constexpr int64_t kAttentionSharedBytes = 48 * 1024;
 /// Keys a block takes before the keys are split over more blocks of a cluster.
 inline constexpr int64_t kAttentionKeysPerBlock = 64;
 
@@ -38,8 +41,7 @@ AttentionShape attentionShape(ir::MatmulOp scores, ir::MatmulOp values);
 /// The blocks of a cluster that share a batch's keys on `smVersion` (90 for sm_90a).
 int64_t attentionCluster(const AttentionShape& shape, int smVersion);
 
-/// Why the attention kernel cannot take `shape` with operands of `elementBytes` bytes on
-/// `smVersion` (empty: it can).
+/// Why the attention kernel cannot take `shape` on `smVersion` (empty: it can).
 std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion);
 
 }  // namespace tg
