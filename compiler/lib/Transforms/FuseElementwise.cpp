@@ -489,6 +489,7 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
     // their readers rather than stored by a kernel of their own (RecomputeThroughLayouts.cpp).
     if (fuse) {
       recomputeThroughLayouts(block);
+      recomputeIotasThroughLayouts(block);
       recomputeConcatOperands(block);
     }
 

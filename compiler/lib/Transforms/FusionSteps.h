@@ -11,6 +11,11 @@ namespace tg {
 /// its own materializing e first. Returns the number of ops recomputed.
 int recomputeThroughLayouts(mlir::Block& block);
 
+/// Replaces each layout chain over an iota by an iota of the chain's shape where the iota's
+/// axis survives the chain whole (RecomputeThroughLayouts.cpp), so that its reader computes it
+/// at its own index. Returns the number of chains replaced.
+int recomputeIotasThroughLayouts(mlir::Block& block);
+
 /// Gives each cheap elementwise operand of a concat a copy of its own, marked
 /// kRecomputedAttr (LayoutChain.h), that the concat's kernel computes at the index it reads
 /// the operand. Returns the number of ops copied.

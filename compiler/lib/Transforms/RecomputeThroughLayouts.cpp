@@ -16,6 +16,11 @@
 // once rather than recomputed per broadcast element. A slice moved up also computes fewer
 // elements. The values are the same: elementwise ops commute with index maps.
 //
+// An iota read through a layout chain is an iota of the reader's shape (along the dim its axis
+// ends on; zeros when that dim has extent 1), so that the reader computes it at its own index
+// instead of a kernel of its own storing it: positions broadcast over a mask, an arange
+// broadcast over rotary angles.
+//
 // A concat reads each operand at an index it computes (an if-chain along its axis), so its
 // operands come from memory. A cheap elementwise operand (the negated half of a rotary
 // embedding, a cast) gets a copy of its own, marked `tg.recomputed`, that the concat's kernel
@@ -169,7 +174,74 @@ void eraseUnused(Operation* root) {
   }
 }
 
+/// The axis of `layout`'s shape along which an iota read through `chain` (layout ops from the
+/// iota up to `layout`, the iota's axis `axis`) counts: element o of the layout is o[result]
+/// of an iota of the layout's shape, or 0 everywhere (-1) when the counted dim reaches extent
+/// 1. Nothing when the chain mixes the counted dim with others (a reshape that splits or
+/// merges it) or moves it (a slice that does not start at 0 with step 1).
+std::optional<int64_t> iotaAxisThrough(ArrayRef<Operation*> chain, int64_t axis, ArrayRef<int64_t> iotaShape) {
+  SmallVector<int64_t> shape(iotaShape);
+  int64_t a = shape[axis] == 1 ? -1 : axis;
+  for (Operation* link : chain) {
+    ArrayRef<int64_t> out = cast<RankedTensorType>(link->getResult(0).getType()).getShape();
+    if (a >= 0) {
+      if (auto b = dyn_cast<ir::BroadcastOp>(link)) {
+        a = b.getDims()[a];
+      } else if (auto t = dyn_cast<ir::TransposeOp>(link)) {
+        ArrayRef<int64_t> perm = t.getPerm();
+        a = std::find(perm.begin(), perm.end(), a) - perm.begin();
+      } else if (auto sl = dyn_cast<ir::SliceOp>(link)) {
+        if (sl.getStarts()[a] != 0 || sl.getSteps()[a] != 1) return std::nullopt;
+      } else {  // reshape: the counted dim whole, after as many elements as before it
+        int64_t before = 1, outBefore = 1, found = -1;
+        for (int64_t d = 0; d < a; ++d) before *= shape[d];
+        for (int64_t j = 0; j < static_cast<int64_t>(out.size()) && outBefore <= before; outBefore *= out[j++])
+          if (outBefore == before && out[j] == shape[a]) {
+            found = j;
+            break;
+          }
+        if (found < 0) return std::nullopt;
+        a = found;
+      }
+      if (out[a] == 1) a = -1;
+    }
+    shape.assign(out.begin(), out.end());
+  }
+  return a;
+}
+
 }  // namespace
+
+int recomputeIotasThroughLayouts(Block& block) {
+  SmallVector<Operation*> layouts;  // the last op of each chain over an iota
+  for (Operation& op : block) {
+    if (!isLayoutOp(&op) || op.use_empty() || llvm::all_of(op.getUsers(), [](Operation* u) { return isLayoutOp(u); }))
+      continue;
+    SmallVector<Operation*> chain;
+    if (isa_and_nonnull<ir::IotaOp>(rootThroughLayouts(op.getResult(0), chain))) layouts.push_back(&op);
+  }
+  int replaced = 0;
+  for (Operation* layout : layouts) {
+    SmallVector<Operation*> chain;
+    auto iota = cast<ir::IotaOp>(rootThroughLayouts(layout->getResult(0), chain));
+    auto iotaType = cast<RankedTensorType>(iota.getType());
+    std::optional<int64_t> axis = iotaAxisThrough(chain, static_cast<int64_t>(iota.getAxis()), iotaType.getShape());
+    if (!axis) continue;
+    auto type = cast<RankedTensorType>(layout->getResult(0).getType());
+    OpBuilder b(layout);
+    Value computed =
+        *axis >= 0
+            ? ir::IotaOp::create(b, layout->getLoc(), type, b.getI64IntegerAttr(*axis)).getResult()
+            : ir::ConstantOp::create(b, layout->getLoc(), DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())))
+                  .getResult();
+    layout->getResult(0).replaceAllUsesWith(computed);
+    for (Operation* link : llvm::reverse(chain))
+      if (link->use_empty()) link->erase();
+    if (iota->use_empty()) iota->erase();
+    ++replaced;
+  }
+  return replaced;
+}
 
 int recomputeConcatOperands(Block& block) {
   SmallVector<ir::ConcatOp> concats;

@@ -372,3 +372,53 @@ func.func @concat_operand_reads_its_producer_twice(%x: tensor<3x4xbf16>, %w: ten
   %r = tg.concat %s, %w axis = 1 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x8xf32>
   return %r : tensor<3x8xf32>
 }
+
+// -----
+
+// Iotas read through layouts are iotas of the reader's shape: positions + pos broadcast over
+// the rotary angles, an arange broadcast over the rows and one whose counted dim has extent
+// 1 (zeros): one kernel, no iota stored; a transposed iota counts along the dim its axis
+// moved to. An iota reshaped across its counted dim (split) stays its own kernel.
+// CHECK-LABEL: func.func @iotas_through_layouts
+// CHECK: tg.fusion elementwise
+// CHECK-DAG: tg.iota axis = 0 : tensor<4x64xf32>
+// CHECK-DAG: tg.iota axis = 1 : tensor<4x64xf32>
+// CHECK-DAG: tg.constant dense<0.000000e+00> : tensor<4x64xf32>
+// CHECK: tg.yield
+// CHECK: tg.fusion elementwise
+// CHECK-NEXT: tg.iota axis = 0 : tensor<64x4xf32>
+// CHECK-NEXT: tg.cos
+// CHECK-NOT: tg.fusion
+// CHECK: return
+func.func @iotas_through_layouts(%pos: tensor<f32>) -> (tensor<4x64xf32>, tensor<64x4xf32>) {
+  %rows = tg.iota axis = 0 : tensor<4xf32>
+  %pb = tg.broadcast %pos dims = [] : tensor<f32> to tensor<4xf32>
+  %p = tg.add %rows, %pb : tensor<4xf32>
+  %pr = tg.reshape %p : tensor<4xf32> to tensor<4x1xf32>
+  %pp = tg.broadcast %pr dims = [0, 1] : tensor<4x1xf32> to tensor<4x64xf32>
+  %cols = tg.iota axis = 0 : tensor<64xf32>
+  %cb = tg.broadcast %cols dims = [1] : tensor<64xf32> to tensor<4x64xf32>
+  %one = tg.iota axis = 0 : tensor<1x64xf32>
+  %ob = tg.broadcast %one dims = [0, 1] : tensor<1x64xf32> to tensor<4x64xf32>
+  %a = tg.mul %pp, %cb : tensor<4x64xf32>
+  %b = tg.add %a, %ob : tensor<4x64xf32>
+  %t = tg.iota axis = 1 : tensor<4x64xf32>
+  %tt = tg.transpose %t perm = [1, 0] : tensor<4x64xf32> to tensor<64x4xf32>
+  %c = tg.cos %tt : tensor<64x4xf32>
+  return %b, %c : tensor<4x64xf32>, tensor<64x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @iota_split_by_a_reshape
+// CHECK: tg.fusion elementwise
+// CHECK: tg.iota axis = 0 : tensor<8xf32>
+// CHECK: tg.fusion elementwise
+func.func @iota_split_by_a_reshape() -> tensor<2x4x3xf32> {
+  // expected-remark @+1 {{not fused into 'tg.exp'}}
+  %i = tg.iota axis = 0 : tensor<8xf32>
+  %r = tg.reshape %i : tensor<8xf32> to tensor<2x4xf32>
+  %b = tg.broadcast %r dims = [0, 1] : tensor<2x4xf32> to tensor<2x4x3xf32>
+  %e = tg.exp %b : tensor<2x4x3xf32>
+  return %e : tensor<2x4x3xf32>
+}
