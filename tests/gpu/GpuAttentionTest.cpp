@@ -83,7 +83,7 @@ TEST(GpuAttention, DecodeSizedAttentionIsOneKernelAndMatchesAnF32Reference) {
     Tensor q = tg::randn({c.heads, c.rows, c.dim}, c.dtype, 11, Device::CPU);
     Tensor kc = tg::randn({c.layers, c.heads, cacheKeys, c.dim}, c.dtype, 12, Device::CPU);
     Tensor vc = tg::randn({c.layers, c.heads, cacheKeys, c.valueDim}, c.dtype, 13, Device::CPU);
-    Tensor pos = tg::from_vector(std::vector<int32_t>{std::max(c.pos, 0)}, {});
+    Tensor pos = tg::from_vector(std::vector<int32_t>{std::max(c.pos, 0)}, {}).to(Device::CPU);
     auto fn = [c](const Tensor& q, const Tensor& kc, const Tensor& vc, const Tensor& pos) {
       return attention(c, q, kc, vc, pos);
     };

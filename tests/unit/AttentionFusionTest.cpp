@@ -90,11 +90,11 @@ TEST(AttentionFusion, DecodeAttentionIsOneKernelThatCompilesForSm90aAndSm80) {
     bool sm80 = true;  // whether one block's shared memory holds a batch's scores (sm_80)
   };
   const Case cases[] = {
-      {4, 4, 640, 128, 128, DType::BF16, "attention (8 block(s) a batch, 80 key(s) each, 16-byte loads)"},
-      {2, 1, 100, 64, 64, DType::F32, "attention (2 block(s) a batch, 50 key(s) each, 16-byte loads)"},
-      {3, 16, 1000, 96, 32, DType::F16, "attention (8 block(s) a batch, 125 key(s) each, 16-byte loads)", false},
+      {4, 4, 640, 128, 128, DType::BF16, "attention (8 block(s) a batch, 80 key(s) each, 16-byte loads, staged)"},
+      {2, 1, 100, 64, 64, DType::F32, "attention (2 block(s) a batch, 50 key(s) each, 16-byte loads, staged)"},
+      {3, 16, 1000, 96, 32, DType::F16, "attention (8 block(s) a batch, 125 key(s) each, 16-byte loads, staged)", false},
       {2, 4, 200, 60, 60, DType::BF16, "attention (4 block(s) a batch, 50 key(s) each, element loads)"},
-      {1, 8, 9, 128, 128, DType::BF16, "attention (1 block(s) a batch, 9 key(s) each, 16-byte loads)"},
+      {1, 8, 9, 128, 128, DType::BF16, "attention (1 block(s) a batch, 9 key(s) each, 16-byte loads, staged)"},
   };
   std::string why;
   const bool nvrtc = tg::rt::nvrtcAvailable(&why);

@@ -231,20 +231,26 @@ FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& 
      << "    out0[(b * kM + m) * kDv + d] = " << storeConvert(outType, "v") << ";\n  }\n";
   os << "};\n";
 
+  // The block's keys and values staged in shared memory when their rows are 16-byte multiples
+  // and they fit beside the rest (Attention.h's budget).
+  const int64_t baseBytes = 4 * shape.rows * (shape.dim + share + shape.valueDim + 2) + 32;
+  const int64_t stageBytes = share * (shape.dim * static_cast<int64_t>(dtype_size(kType)) +
+                                      shape.valueDim * static_cast<int64_t>(dtype_size(vType)));
+  const bool staged = kVec > 1 && vVec > 1 && sm >= 80 && baseBytes + stageBytes <= kAttentionSharedBytes;
   std::ostringstream summary;
   summary << "attention (" << cluster << " block(s) a batch, " << share << " key(s) each, "
-          << (kVec > 1 ? "16-byte loads" : "element loads") << "): " << shape.batch << " x softmax([" << shape.rows
+          << (kVec > 1 ? "16-byte loads" : "element loads") << (staged ? ", staged" : "") << "): " << shape.batch << " x softmax([" << shape.rows
           << " x " << shape.dim << "] @ [" << shape.dim << " x " << shape.keys << "]) @ [" << shape.keys << " x "
           << shape.valueDim << "]";
   std::ostringstream defines;
   constexpr int kThreads = 128;
   defines << "#define TG_THREADS " << kThreads << "\n#define TG_CLUSTER " << cluster << "\n#define TG_SHARE "
-          << share << "\n#define TG_LANES " << lanes << "\n";
+          << share << "\n#define TG_LANES " << lanes << "\n#define TG_STAGED " << (staged ? 1 : 0) << "\n";
   KernelEmission e;
   e.kernel.name = name;
   e.kernel.summary = summary.str();
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + clusterTemplate() +
-                    attentionTemplate();
+                    (staged ? std::string(asyncCopyTemplate()) : std::string()) + attentionTemplate();
   if (kView || vView) {
     e.argumentByteOffsets.assign(fusion.getNumOperands() + fusion.getNumResults(), 0);
     e.argumentByteOffsets[kInput] = kView * static_cast<int64_t>(dtype_size(kType));

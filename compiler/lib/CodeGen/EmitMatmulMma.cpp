@@ -64,7 +64,7 @@ FailureOr<KernelEmission> emitMatmulMma(ir::FusionOp fusion, ir::MatmulOp mm,
   KernelEmission e;
   e.kernel.name = name;
   e.kernel.summary = summary.str();
-  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + matmulMmaTemplate();
+  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + asyncCopyTemplate() + matmulMmaTemplate();
   addOperandViews(p, fusion, e);
   const int64_t tiles = ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn);
   if (failed(setGrid(e, fusion, tiles, 1, p.batch))) return failure();

@@ -41,6 +41,7 @@ const char* transposeTemplate();
 const char* rowTemplate();
 const char* clusterTemplate();
 const char* attentionTemplate();
+const char* asyncCopyTemplate();
 const char* columnsTemplate();
 
 mlir::FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,

@@ -68,16 +68,7 @@ struct TgTile {
 typedef TgTile<TG_A_KMAJOR, TG_BM> TgTileA;
 typedef TgTile<TG_B_KMAJOR, TG_BN> TgTileB;
 
-__device__ __forceinline__ unsigned tg_smem_addr(const void* p) {
-  unsigned r;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
-  return r;
-}
-// 16 bytes from global to shared memory, bypassing L1; zero-filled when !valid.
-__device__ __forceinline__ void tg_cp_async16(unsigned dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
-               : "memory");
-}
+// tg_smem_addr, tg_cp_async16, tg_cp_async_commit, tg_cp_async_wait: templates/async_copy.cuh.
 // The same 16 bytes through registers, for an operand whose base address is not 16-byte
 // aligned (the executor accepts any view of a buffer; tg's own buffers are aligned). Slower
 // but synchronous, so the barriers that order the cp.async copies order it too.
@@ -96,12 +87,6 @@ __device__ __forceinline__ void tg_copy16_unaligned(unsigned dst, const unsigned
   }
   asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
                : "memory");
-}
-__device__ __forceinline__ void tg_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-// Waits until at most N of this thread's committed copy groups are still in flight.
-template <int N>
-__device__ __forceinline__ void tg_cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 __device__ __forceinline__ void tg_ldmatrix4(unsigned (&r)[4], unsigned addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
