@@ -2,7 +2,7 @@
 // softmax(score(q @ k^T)) @ v for one batch (a key/value head and the query rows that use it)
 // per cluster of TG_CLUSTER blocks (blockIdx.y: the batch); block c of the cluster takes keys
 // [c * TG_SHARE, min(kS, (c + 1) * TG_SHARE)). The emitter (EmitAttention.cpp) defines TG_NAME,
-// TG_THREADS, TG_CLUSTER, TG_SHARE, TG_LANES, TG_STAGED and `struct TgBody`:
+// TG_THREADS (256 or 512), TG_CLUSTER, TG_SHARE, TG_LANES, TG_STAGED and `struct TgBody`:
 //   kBatch, kM, kS, kD, kDv   the problem (q [kM, kD], keys [kS, kD], values [kS, kDv] a batch)
 //   ElemK / ElemV, cvtK / cvtV the keys' and values' storage type and its f32 value;
 //   kVecK / kVecV              their elements in 16 bytes (1: element loads)
@@ -206,7 +206,8 @@ __device__ __forceinline__ void tg_attention(const TgBody& body, TgAttentionShar
   // (mod kSplit), several keys' loads in flight; the splits' sums are added in split order.
   {
     constexpr int kChunks = kDv / kVV, kItems = kM * kChunks;
-    constexpr int kSplit = kItems >= TG_THREADS ? 1 : (TG_THREADS / kItems >= 4 ? 4 : TG_THREADS / kItems >= 2 ? 2 : 1);
+    constexpr int kFree = TG_THREADS / kItems;
+    constexpr int kSplit = kFree >= 8 ? 8 : kFree >= 4 ? 4 : kFree >= 2 ? 2 : 1;
     for (int w0 = 0; w0 < kItems * kSplit; w0 += TG_THREADS) {
       const int w = w0 + threadIdx.x, item = w % kItems, split = w / kItems;
       const int m = item / kChunks, chunk = item % kChunks;
