@@ -144,9 +144,10 @@ FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& 
   ir::MatmulOp scores = matmuls[0], values = matmuls[1];
   const AttentionShape shape = attentionShape(scores, values);
   const int sm = archNumber(options.arch);
-  if (std::string why = whyNotAttentionKernel(shape, sm); !why.empty())
+  const int64_t maxCluster = options.tuning.attentionCluster;
+  if (std::string why = whyNotAttentionKernel(shape, sm, maxCluster); !why.empty())
     return fusion.emitOpError("attention kernel: ") << why;
-  const int64_t cluster = attentionCluster(shape, sm);
+  const int64_t cluster = attentionCluster(shape, sm, maxCluster);
   const int64_t share = (shape.keys + cluster - 1) / cluster;
 
   // The keys and values: rows of contiguous windows of inputs.

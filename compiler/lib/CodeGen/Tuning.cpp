@@ -32,6 +32,7 @@ Tuning tuningFromEnvironment() {
   readInt("TG_ROW_MAX_GROUP", t.rowMaxGroup);
   readInt("TG_ROW_CLUSTER_GROUP", t.rowClusterGroup);
   readInt("TG_PDL", t.pdl);
+  readInt("TG_ATTENTION_CLUSTER", t.attentionCluster);
   return t;
 }
 

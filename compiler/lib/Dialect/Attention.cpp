@@ -20,13 +20,14 @@ AttentionShape attentionShape(ir::MatmulOp scores, ir::MatmulOp values) {
   return a;
 }
 
-int64_t attentionCluster(const AttentionShape& shape, int smVersion) {
+int64_t attentionCluster(const AttentionShape& shape, int smVersion, int64_t maxCluster) {
   if (smVersion < 90) return 1;
   const int64_t blocks = (shape.keys + kAttentionKeysPerBlock - 1) / kAttentionKeysPerBlock;
-  return std::clamp<int64_t>(blocks, 1, kAttentionMaxCluster);
+  const int64_t most = maxCluster > 0 ? std::min(maxCluster, kAttentionMaxCluster) : kAttentionMaxCluster;
+  return std::clamp<int64_t>(blocks, 1, most);
 }
 
-std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion) {
+std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion, int64_t maxCluster) {
   if (shape.rows > kAttentionMaxRows)
     return std::to_string(shape.rows) + " query rows per head; the attention kernel takes at most " +
            std::to_string(kAttentionMaxRows) + " (decode), longer queries run as separate kernels";
@@ -35,7 +36,7 @@ std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion) {
            "; the attention kernel takes at most " + std::to_string(kAttentionMaxDim);
   if (shape.rows == 0 || shape.keys == 0 || shape.dim == 0 || shape.valueDim == 0)
     return "an empty attention (no rows, keys or dims)";
-  const int64_t cluster = attentionCluster(shape, smVersion);
+  const int64_t cluster = attentionCluster(shape, smVersion, maxCluster);
   const int64_t share = (shape.keys + cluster - 1) / cluster;
   if (shape.rows * share * 4 > kAttentionScoreBytes)
     return std::to_string(shape.rows) + " x " + std::to_string(shape.keys) + " scores over " +

@@ -86,7 +86,7 @@ ir::MatmulOp scoresOf(Value v, SmallVectorImpl<Operation*>& chain, int depth = 0
 
 /// Why `softmax` does not end an attention `m` builds (empty: it does); `looks` says whether
 /// it reads a matmul's scores or feeds a matmul (a refusal worth a remark).
-std::string matchAttention(ir::SoftmaxOp softmax, int smVersion, Match& m, bool& looks) {
+std::string matchAttention(ir::SoftmaxOp softmax, int smVersion, int64_t maxCluster, Match& m, bool& looks) {
   looks = false;
   auto type = cast<RankedTensorType>(softmax.getType());
   m.softmax = softmax;
@@ -125,7 +125,7 @@ std::string matchAttention(ir::SoftmaxOp softmax, int smVersion, Match& m, bool&
     if (!contiguousWindowOffset(traceLayout(kv)))
       return "the " + std::string(kv == m.scores.getB() ? "keys" : "values") +
              " are read through a transpose, broadcast or strided slice, not as rows in memory";
-  if (std::string why = whyNotAttentionKernel(attentionShape(m.scores, m.values), smVersion); !why.empty())
+  if (std::string why = whyNotAttentionKernel(attentionShape(m.scores, m.values), smVersion, maxCluster); !why.empty())
     return why;
   return {};
 }
@@ -199,7 +199,7 @@ struct TgFuseAttentionPass final : impl::TgFuseAttentionBase<TgFuseAttentionPass
     for (ir::SoftmaxOp softmax : softmaxes) {
       Match m;
       bool looks = false;
-      std::string why = matchAttention(softmax, sm, m, looks);
+      std::string why = matchAttention(softmax, sm, maxCluster, m, looks);
       if (why.empty()) {
         buildAttention(m);
         ++numFused;

@@ -50,6 +50,7 @@ std::vector<PipelineStage> pipelineStages(const PipelineOptions& o) {
          if (o.fuse && o.fuseAttention) {
            TgFuseAttentionOptions attention;
            attention.arch = o.codegen.arch;
+           attention.maxCluster = o.codegen.tuning.attentionCluster;
            pm.addNestedPass<func::FuncOp>(createTgFuseAttention(attention));
          }
          pm.addNestedPass<func::FuncOp>(createTgDecomposeComposites());

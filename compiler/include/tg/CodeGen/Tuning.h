@@ -34,6 +34,9 @@ struct Tuning {
   int rowRegisters = 0;  ///< TG_ROW_REGISTERS: registers of held values per thread (32)
   int rowMaxGroup = 0;      ///< TG_ROW_MAX_GROUP: threads per block for wide rows (512)
   int rowClusterGroup = 0;  ///< TG_ROW_CLUSTER_GROUP: threads per block of a cluster (256)
+  /// TG_ATTENTION_CLUSTER: at most this many blocks (1-8) share a batch's keys in an attention
+  /// kernel (tg/Dialect/Attention.h; 0: the default, up to 8 on sm_90).
+  int attentionCluster = 0;
   /// TG_PDL=1: programmatic dependent launch on sm_90+ (each kernel waits for its predecessor
   /// with griddepcontrol; launches and CUDA graph edges let it start early:
   /// Plan::programmaticLaunches). Off by default until measured on the GPU.

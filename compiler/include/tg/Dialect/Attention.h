@@ -38,10 +38,11 @@ struct AttentionShape {
 /// The shape of q @ k^T (`scores`, transpose_b) followed by p @ v (`values`).
 AttentionShape attentionShape(ir::MatmulOp scores, ir::MatmulOp values);
 
-/// The blocks of a cluster that share a batch's keys on `smVersion` (90 for sm_90a).
-int64_t attentionCluster(const AttentionShape& shape, int smVersion);
+/// The blocks of a cluster that share a batch's keys on `smVersion` (90 for sm_90a), at most
+/// `maxCluster` (0: kAttentionMaxCluster).
+int64_t attentionCluster(const AttentionShape& shape, int smVersion, int64_t maxCluster = 0);
 
 /// Why the attention kernel cannot take `shape` on `smVersion` (empty: it can).
-std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion);
+std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion, int64_t maxCluster = 0);
 
 }  // namespace tg

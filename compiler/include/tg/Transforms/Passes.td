@@ -37,6 +37,8 @@ def TgFuseAttention : Pass<"tg-fuse-attention", "mlir::func::FuncOp"> {
   let dependentDialects = ["::tg::ir::TgDialect"];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"", "NVRTC target (the cluster size depends on it)">,
+    Option<"maxCluster", "max-cluster", "int64_t", /*default=*/"0",
+           "at most this many blocks share a batch's keys (0: up to 8 on sm_90; TG_ATTENTION_CLUSTER)">,
     Option<"remarks", "remarks", "bool", /*default=*/"true",
            "Emit a remark for a softmax next to a matmul that is not fused">,
   ];
