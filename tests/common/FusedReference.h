@@ -17,10 +17,12 @@ namespace tgtest {
 
 /// Runs the pipeline's stages up to and including "fuse" (Target::FusedReference) on `module`
 /// with fusion on or off. Returns "" on success, the error's text on failure.
-inline std::string runUpToFuse(mlir::ModuleOp module, bool fuse, bool fuseReductions = false) {
+inline std::string runUpToFuse(mlir::ModuleOp module, bool fuse, bool fuseReductions = false,
+                               bool fuseAttention = false) {
   tg::compiler::PipelineOptions options;
   options.fuse = fuse;
   options.fuseReductions = fuseReductions;
+  options.fuseAttention = fuseAttention;
   try {
     tg::compiler::compile(module, options, tg::compiler::Target::FusedReference);
   } catch (const tg::Error& e) {

@@ -3,8 +3,8 @@
 // Decode-sized softmax(modify(q @ k^T)) @ v traced through the public API: one attention
 // kernel (its summary: the cluster, the keys per block, the loads) that NVRTC compiles for
 // sm_90a (a cluster) and sm_80 (one block); the fused module, interpreted with f32 inside its
-// kernels as the kernel computes, agrees with the unfused one; prefill-sized attention and
-// JitOptions::fuse_attention = false keep the separate kernels. The GPU runs the kernel in
+// kernels as the kernel computes, agrees with the unfused one; prefill-sized attention and the
+// default options (PipelineOptions::fuseAttention off) keep the separate kernels. The GPU runs the kernel in
 // GpuAttentionTest.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -122,7 +122,7 @@ TEST(AttentionFusion, DecodeAttentionIsOneKernelThatCompilesForSm90aAndSm80) {
         ADD_FAILURE() << "does not compile for " << arch << ": " << e.what();
       }
     }
-    // Without the option: the scores, the softmax and p @ v apart.
+    // Without the option (the default): the scores, the softmax and p @ v apart.
     EXPECT_EQ(attentionKernels(planOf(ir, "sm_90a", /*fuseAttention=*/false)), 0);
   }
 }
@@ -168,7 +168,7 @@ TEST(AttentionFusion, FusedReferenceMatchesTheUnfusedModule) {
     mlir::OwningOpRef<mlir::ModuleOp> fused = mlir::parseSourceString<mlir::ModuleOp>(fusedIr, &context);
     mlir::OwningOpRef<mlir::ModuleOp> unfused = mlir::parseSourceString<mlir::ModuleOp>(unfusedIr, &context);
     ASSERT_TRUE(fused && unfused);
-    ASSERT_EQ(tgtest::runUpToFuse(*fused, true, true), "");
+    ASSERT_EQ(tgtest::runUpToFuse(*fused, true, true, /*fuseAttention=*/true), "");
     ASSERT_EQ(tgtest::runUpToFuse(*unfused, false), "");
     int attention = 0;
     fused->walk([&](tg::ir::FusionOp f) { attention += f.getKind() == tg::ir::FusionKind::attention; });

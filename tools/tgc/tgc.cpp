@@ -45,7 +45,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage:
   tgc dump FILE.mlir|EXAMPLE [--stage=STAGE[,STAGE...]] [--arch=ARCH] [--no-fuse]
-           [--no-fuse-reductions] [--no-fuse-attention] [--precision=auto|accurate|fast]
+           [--no-fuse-reductions] [--fuse-attention] [--precision=auto|accurate|fast]
            [--sm-count=N] [--out-dir=DIR]
       Prints each compilation stage. STAGE is one of: all (default), traced, canonicalize,
       decompose, fuse, select-matmul, assign-buffers, remarks, plan, cuda, ptx, cubin (binary,
@@ -53,14 +53,14 @@ constexpr const char* kUsage = R"(usage:
       target (default: this machine's GPU, or sm_90a without one). --out-dir also writes
       every stage (cubins included) as files into DIR. Needs no GPU. Reductions over trailing
       dims form row kernels with their producers and consumers; --no-fuse-reductions keeps
-      each a kernel of its own (--fuse-reductions, the default, is accepted). Decode-sized
-      softmax(modify(q @ k^T)) @ v is one attention kernel; --no-fuse-attention keeps the
-      scores, the softmax and the product with v apart.
+      each a kernel of its own (--fuse-reductions, the default, is accepted). --fuse-attention
+      makes decode-sized softmax(modify(q @ k^T)) @ v one attention kernel (off by default;
+      --no-fuse-attention is accepted).
   tgc run FILE.mlir --input A.npy [--input B.npy ...] --output OUT.npy [...]
-          [--device cpu|cuda] [--no-fuse] [--no-fuse-reductions] [--no-fuse-attention]
+          [--device cpu|cuda] [--no-fuse] [--no-fuse-reductions] [--fuse-attention]
           [--precision=...] [--bench=N]
       Runs the function in FILE.mlir on .npy inputs and writes .npy outputs
-      (--no-fuse-reductions, --no-fuse-attention: see dump).
+      (--no-fuse-reductions, --fuse-attention: see dump).
   tgc examples
       Lists the built-in example graphs that `dump` accepts by name.
   tgc cache stats|list|clear [--dir=DIR]
@@ -76,7 +76,7 @@ struct Args {
   std::string arch, device = "auto", outDir, cacheDir;
   bool fuse = true;
   bool fuseReductions = true;
-  bool fuseAttention = true;
+  bool fuseAttention = false;
   int smCount = 0;
   int bench = 0;  // run: also time this many runs (median device time)
   tg::Precision precision = tg::Precision::Auto;
@@ -153,6 +153,8 @@ Args parseArgs(int argc, char** argv) {
       a.fuseReductions = true;
     } else if (arg == "--no-fuse-reductions") {
       a.fuseReductions = false;
+    } else if (arg == "--fuse-attention") {
+      a.fuseAttention = true;
     } else if (arg == "--no-fuse-attention") {
       a.fuseAttention = false;
     } else if (isHelp(arg)) {

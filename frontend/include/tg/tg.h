@@ -364,8 +364,10 @@ struct JitOptions {
   bool fuse_reductions = true;
   /// With `fuse`: softmax(modify(q @ k^T)) @ v with a few query rows per head (decode) is one
   /// attention kernel, the scores never stored; the ops between the products (a scale, a mask,
-  /// a cast) run inside it. false: the scores, the softmax and p @ v are kernels of their own.
-  bool fuse_attention = true;
+  /// a cast) run inside it. Off by default (false: the scores, the softmax and p @ v are
+  /// kernels of their own) until the kernel is faster than those on the H200
+  /// (benchmarks/RESULTS.md, 2026-12-03 14:30).
+  bool fuse_attention = false;
   /// How kernels evaluate exp, tanh, division, ... (see tg/Support/Precision.h).
   Precision precision = Precision::Auto;
   /// Throw tg::GraphBreakError at the first graph break instead of splitting the graph.

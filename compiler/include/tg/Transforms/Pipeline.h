@@ -25,9 +25,10 @@ struct PipelineOptions {
   /// reduction is a kernel of its own (tgc --no-fuse-reductions).
   bool fuseReductions = true;
   /// softmax(modify(q @ k^T)) @ v of decode size becomes one attention kernel
-  /// (tg-fuse-attention, before the composites are decomposed). Off: the scores, the
-  /// softmax and the product with v are kernels of their own (tgc --no-fuse-attention).
-  bool fuseAttention = true;
+  /// (tg-fuse-attention, before the composites are decomposed; tgc --fuse-attention). Off by
+  /// default: on the H200 the kernel takes 19 us for the decoder's 4 x [4 x 640] heads, more
+  /// than the separate scores, softmax and p @ v kernels it replaces (benchmarks/RESULTS.md).
+  bool fuseAttention = false;
   /// The target (arch, SM count), precision and tuning knobs, handed to the passes that need
   /// them and to code generation as they are.
   codegen::CodeGenOptions codegen;
