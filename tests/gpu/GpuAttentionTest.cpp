@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GpuCompare.h"
+#include "Rotary.h"
 
 #include <tg/tg.h>
 
@@ -37,22 +38,11 @@ struct Case {
   bool rope = false;              // q rotary-embedded first (computed by the attention kernel)
 };
 
-/// The rotate-half rotary embedding of q [heads, rows, dim], angles from iotas.
-Tensor rope(const Tensor& q) {
-  const int64_t half = q.shape()[2] / 2;
-  Tensor angles = tg::cast(tg::iota({q.shape()[1], half}, 1, DType::I32, q.device()), DType::F32) * 0.37;
-  Tensor c = tg::concat({tg::cos(angles), tg::cos(angles)}, -1), s = tg::sin(angles);
-  s = tg::concat({s, s}, -1);
-  Tensor qf = tg::cast(q, DType::F32);
-  Tensor x1 = tg::slice(qf, -1, 0, half), x2 = tg::slice(qf, -1, half);
-  return tg::cast(qf * c + tg::concat({-x2, x1}, -1) * s, q.dtype());
-}
-
 /// softmax(where(visible, q @ k^T * scale, -inf)) @ v for one layer of a [layers, heads, keys,
 /// dim] cache, in the inputs' dtype (p rounded to it before p @ v).
 Tensor attention(const Case& c, const Tensor& q0, const Tensor& kc, const Tensor& vc, const Tensor& pos) {
   const int64_t S = c.keys, L = c.layer;
-  const Tensor q = c.rope ? rope(q0) : q0;
+  const Tensor q = c.rope ? tgtest::rotateHalf(q0) : q0;
   Tensor k = tg::reshape(tg::slice(kc, 0, L, L + 1), {c.heads, S, c.dim});
   Tensor v = tg::reshape(tg::slice(vc, 0, L, L + 1), {c.heads, S, c.valueDim});
   Tensor s = tg::cast(tg::matmul(q, tg::transpose(k, 1, 2)), DType::F32) * (1.0 / std::sqrt(double(c.dim)));

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "FusedReference.h"
 #include "RandomGraph.h"
+#include "Rotary.h"
 
 #include "tg/Compiler/Context.h"
 #include "tg/Compiler/Driver.h"
@@ -50,15 +51,7 @@ std::vector<Tensor> decodeAttention(const std::vector<Tensor>& a) {
 /// decodeAttention of a rotary-embedded q (rotate-half form, angles from iotas), as the
 /// decoder writes it: the embedding is computed by the attention kernel where it reads q.
 std::vector<Tensor> ropeAttention(const std::vector<Tensor>& a) {
-  const Tensor& q = a[0];
-  const int64_t half = q.shape()[2] / 2;
-  Tensor angles = tg::cast(tg::iota({q.shape()[1], half}, 1, DType::I32, q.device()), DType::F32) * 0.37;
-  Tensor c = tg::concat({tg::cos(angles), tg::cos(angles)}, -1), s = tg::sin(angles);
-  s = tg::concat({s, s}, -1);
-  Tensor qf = tg::cast(q, DType::F32);
-  Tensor x1 = tg::slice(qf, -1, 0, half), x2 = tg::slice(qf, -1, half);
-  Tensor rotated = tg::cast(qf * c + tg::concat({-x2, x1}, -1) * s, q.dtype());
-  return decodeAttention({rotated, a[1], a[2], a[3]});
+  return decodeAttention({tgtest::rotateHalf(a[0]), a[1], a[2], a[3]});
 }
 
 std::vector<tg::TensorSpec> specsOf(int64_t heads, int64_t rows, int64_t keys, int64_t d, int64_t dv, DType dt) {

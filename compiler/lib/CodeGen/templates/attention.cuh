@@ -30,6 +30,28 @@
 #define TG_KEY_BATCH 8
 #endif
 
+// The float at p in every block of the cluster, combined with `op` in block order; with no
+// cluster, this block's. Between the barriers that order the writes and these reads.
+template <typename Op>
+__device__ __forceinline__ float tg_attention_fold(const float* p, Op op) {
+#if TG_CLUSTER > 1
+  float v = tg_ld_cluster(p, 0);
+#pragma unroll
+  for (unsigned c = 1; c < TG_CLUSTER; ++c) v = op(v, tg_ld_cluster(p, c));
+  return v;
+#else
+  (void)op;
+  return *p;
+#endif
+}
+__device__ __forceinline__ void tg_attention_sync() {
+#if TG_CLUSTER > 1
+  tg_cluster_sync();
+#else
+  __syncthreads();
+#endif
+}
+
 template <int kV, typename E, typename Cvt>
 __device__ __forceinline__ void tg_attention_load(const E* p, float (&out)[kV], Cvt cvt) {
   if constexpr (kV == 1) {
@@ -159,19 +181,9 @@ __device__ __forceinline__ void tg_attention(const TgBody& body, TgAttentionShar
     for (int off = 16; off > 0; off /= 2) mx = tg_maxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
     if (lane32 == 0) rowMax[m] = mx;
   }
-#if TG_CLUSTER > 1
-  tg_cluster_sync();
-#else
-  __syncthreads();
-#endif
+  tg_attention_sync();
   for (int m = warp; m < kM; m += kWarps) {
-#if TG_CLUSTER > 1
-    float mx = tg_ld_cluster(&rowMax[m], 0);
-#pragma unroll
-    for (unsigned c = 1; c < TG_CLUSTER; ++c) mx = tg_maxf(mx, tg_ld_cluster(&rowMax[m], c));
-#else
-    const float mx = rowMax[m];
-#endif
+    const float mx = tg_attention_fold(&rowMax[m], [](float a, float c) { return tg_maxf(a, c); });
     float sum = 0.0f;
     for (int j = lane32; j < n; j += 32) {
       const float e = TgBody::expo(sc[m][j] - mx);
@@ -182,19 +194,9 @@ __device__ __forceinline__ void tg_attention(const TgBody& body, TgAttentionShar
     for (int off = 16; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
     if (lane32 == 0) rowSum[m] = sum;
   }
-#if TG_CLUSTER > 1
-  tg_cluster_sync();
-#else
-  __syncthreads();
-#endif
+  tg_attention_sync();
   for (int m = warp; m < kM; m += kWarps) {
-#if TG_CLUSTER > 1
-    float sum = tg_ld_cluster(&rowSum[m], 0);
-#pragma unroll
-    for (unsigned c = 1; c < TG_CLUSTER; ++c) sum += tg_ld_cluster(&rowSum[m], c);
-#else
-    const float sum = rowSum[m];
-#endif
+    const float sum = tg_attention_fold(&rowSum[m], [](float a, float c) { return a + c; });
     for (int j = lane32; j < n; j += 32) sc[m][j] = body.prob(b, m, s0 + j, TgBody::divide(sc[m][j], sum));
   }
 #if TG_STAGED
@@ -245,18 +247,11 @@ __device__ __forceinline__ void tg_attention(const TgBody& body, TgAttentionShar
       }
     }
   }
+  tg_attention_sync();
+  for (int e = rank * TG_THREADS + threadIdx.x; e < kM * kDv; e += TG_THREADS * TG_CLUSTER)
+    body.store(b, e / kDv, e % kDv, tg_attention_fold(&part[e / kDv][e % kDv], [](float a, float c) { return a + c; }));
 #if TG_CLUSTER > 1
-  tg_cluster_sync();
-  for (int e = rank * TG_THREADS + threadIdx.x; e < kM * kDv; e += TG_THREADS * TG_CLUSTER) {
-    float v = tg_ld_cluster(&part[e / kDv][e % kDv], 0);
-#pragma unroll
-    for (unsigned c = 1; c < TG_CLUSTER; ++c) v += tg_ld_cluster(&part[e / kDv][e % kDv], c);
-    body.store(b, e / kDv, e % kDv, v);
-  }
   tg_cluster_sync();  // no block leaves while another still reads its shared memory
-#else
-  __syncthreads();
-  for (int e = threadIdx.x; e < kM * kDv; e += TG_THREADS) body.store(b, e / kDv, e % kDv, part[e / kDv][e % kDv]);
 #endif
 }
 
