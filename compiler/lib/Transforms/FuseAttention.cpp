@@ -141,9 +141,10 @@ void buildAttention(Match m) {
 
   // The cone cloned with them: walking back from p @ v, an op joins when it feeds the kernel
   // and nothing else reads it (elementwise ops, concats: q's rotary embedding, a mask read
-  // once), or when it costs nothing to recompute (layout ops, which the kernel reads through;
-  // iotas; splat constants) wherever it is read. A value other kernels read too (cos and sin shared by every layer, a mask
-  // all layers compare) stays theirs and is an input, as are the keys' and values' roots.
+  // once), or when it costs nothing to recompute (layout ops, which the kernel reads
+  // through; iotas; splat constants) wherever it is read. A value other kernels read too
+  // (cos and sin shared by every layer, a mask all layers compare) stays theirs and is an
+  // input, as are the keys' and values' roots.
   llvm::SmallPtrSet<Operation*, 32> inside(moved.begin(), moved.end());
   llvm::SmallPtrSet<Operation*, 4> fromMemory;
   for (Value kv : {m.scores.getB(), m.values.getB()})
