@@ -132,6 +132,18 @@ TEST(AttentionFusion, RotaryEmbeddedQueriesAreComputedInTheKernel) {
                      .cubin.empty());
 }
 
+TEST(AttentionFusion, IndicesIntoAnInputBeyond32BitsAre64Bit) {
+  // A cache of 7000 layers (2.3e9 elements; traced and planned, never allocated): the kernel's
+  // index type must hold every index into an input, not only the scores' and the result's.
+  std::vector<tg::TensorSpec> specs = specsOf(4, 4, 640, 128, 128, DType::BF16);
+  specs[1].shape[0] = specs[2].shape[0] = 7000;
+  tg::rt::Plan plan = planOf(tgtest::traceIr(specs, decodeAttention, 1), "sm_90a");
+  ASSERT_EQ(attentionKernels(plan), 1) << plan.str();
+  EXPECT_NE(plan.kernels[0].source.find("typedef unsigned long long EIndex;"), std::string::npos);
+  tg::rt::Plan small = planOf(tgtest::traceIr(specsOf(4, 4, 640, 128, 128, DType::BF16), decodeAttention, 1), "sm_90a");
+  EXPECT_NE(small.kernels[0].source.find("typedef unsigned EIndex;"), std::string::npos);
+}
+
 TEST(AttentionFusion, PrefillSizedAttentionKeepsItsKernels) {
   // 512 query rows per head: more than the kernel takes.
   const std::string ir = tgtest::traceIr(specsOf(4, 512, 512, 64, 64, DType::BF16), decodeAttention, 1);

@@ -170,8 +170,10 @@ FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& 
   std::ostringstream os;
   const Shape scoreShape = shapeOf(scores.getResult());
   std::string sfx;
-  const std::string index = indexType(std::max({numelOf(scores.getResult()), numelOf(values.getResult()),
-                                                 numelOf(scores.getA())}) + 64, sfx);
+  // Indices into every input too: q or a mask operand may be read from a larger tensor.
+  int64_t bound = std::max({numelOf(scores.getResult()), numelOf(values.getResult()), numelOf(scores.getA())});
+  for (BlockArgument arg : body.getArguments()) bound = std::max(bound, numelOf(arg));
+  const std::string index = indexType(bound + 64, sfx);
   os << "struct TgBody {\n";
   os << "  typedef " << index << " EIndex;\n";
   os << "  static constexpr long long kBatch = " << shape.batch << "ll, kM = " << shape.rows
