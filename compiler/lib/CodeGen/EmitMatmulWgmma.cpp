@@ -26,28 +26,39 @@ using namespace mlir;
 
 namespace tg::codegen {
 
-namespace {
-
-/// `asm volatile` wrapping wgmma.mma_async.m64n<bn>k16 (k8 for TF32) with `bn / 2` f32
-/// accumulators. TF32 has no transpose immediates (its operands are K-major).
-std::string wgmmaWrapper(int bn, DType dtype, bool transA, bool transB) {
+std::string wgmmaWrapper(const std::string& name, int bn, DType dtype, bool transA, bool transB, bool registerA) {
   const int regs = bn / 2;
   const bool tf32 = dtype == DType::F32;
   const char* t = tf32 ? "tf32" : dtype == DType::BF16 ? "bf16" : "f16";
+  // Operands: the accumulators, then A (a descriptor, or four registers of packed pairs), B's
+  // descriptor and the accumulate flag.
+  const int a = regs, b = registerA ? regs + 4 : regs + 1, flag = b + 1;
   std::ostringstream os;
-  os << "__device__ __forceinline__ void tg_wgmma(float (&d)[" << regs
-     << "], unsigned long long da, unsigned long long db, int accumulate) {\n";
-  os << "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << regs + 2 << ", 0;\\n\"\n";
+  os << "__device__ __forceinline__ void " << name << "(float (&d)[" << regs << "], "
+     << (registerA ? "const unsigned (&a)[4]" : "unsigned long long da") << ", unsigned long long db, int accumulate) {\n";
+  os << "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << flag << ", 0;\\n\"\n";
   os << "      \"wgmma.mma_async.sync.aligned.m64n" << bn << (tf32 ? "k8" : "k16") << ".f32." << t << "."
      << t << " {";
   for (int i = 0; i < regs; ++i) os << (i ? ", " : "") << "%" << i;
-  os << "}, %" << regs << ", %" << regs + 1 << ", p, 1, 1";
-  if (!tf32) os << ", " << (transA ? 1 : 0) << ", " << (transB ? 1 : 0);
+  os << "}, ";
+  if (registerA)
+    os << "{%" << a << ", %" << a + 1 << ", %" << a + 2 << ", %" << a + 3 << "}";
+  else
+    os << "%" << a;
+  os << ", %" << b << ", p, 1, 1";
+  if (!tf32) os << (registerA ? "" : transA ? ", 1" : ", 0") << ", " << (transB ? 1 : 0);
   os << ";\\n}\\n\"\n      : ";
   for (int i = 0; i < regs; ++i) os << (i ? ", " : "") << "\"+f\"(d[" << i << "])";
-  os << "\n      : \"l\"(da), \"l\"(db), \"r\"(accumulate));\n}\n";
+  os << "\n      : ";
+  if (registerA)
+    os << "\"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3])";
+  else
+    os << "\"l\"(da)";
+  os << ", \"l\"(db), \"r\"(accumulate));\n}\n";
   return os.str();
 }
+
+namespace {
 
 /// f32 operands are described as TF32, so TMA hands wgmma its input format.
 rt::TensorMapSpec::Type mapType(DType d) {
@@ -56,10 +67,10 @@ rt::TensorMapSpec::Type mapType(DType d) {
                            : rt::TensorMapSpec::Type::TF32;
 }
 
-/// The map of one operand (or 2-byte result) stored as [batch] x rows x cols (row-major),
-/// read in boxes of boxCols x boxRows.
-rt::TensorMapSpec operandMap(DType d, int64_t batch, int64_t rows, int64_t cols, uint32_t boxCols,
-                             uint32_t boxRows) {
+}  // namespace
+
+rt::TensorMapSpec wgmmaOperandMap(DType d, int64_t batch, int64_t rows, int64_t cols, uint32_t boxCols,
+                                  uint32_t boxRows) {
   const uint64_t esize = dtype_size(d);
   rt::TensorMapSpec s;
   s.type = mapType(d);
@@ -75,8 +86,6 @@ rt::TensorMapSpec operandMap(DType d, int64_t batch, int64_t rows, int64_t cols,
   s.swizzle128 = true;
   return s;
 }
-
-}  // namespace
 
 FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
                                           ir::MatmulConfigAttr config, const std::string& name,
@@ -113,7 +122,7 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
 
   const int64_t tilesM = (M + bm - 1) / bm, tilesN = (N + bn - 1) / bn;
   std::ostringstream os;
-  os << wgmmaWrapper(bn, dt, transA, !transB);
+  os << wgmmaWrapper("tg_wgmma", bn, dt, transA, !transB, /*registerA=*/false);
   os << "struct TgBody {\n";
   os << "  static constexpr long long kM = " << M << "ll, kN = " << N << "ll, kK = " << K
      << "ll, kBatch = " << batch << "ll, kTilesM = " << tilesM << "ll, kTilesN = " << tilesN
@@ -132,10 +141,10 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   // A: K-major unless transposed; B: K-major only when transposed.
   const int64_t batchA = ra > 2 ? batch : 0, batchB = rb > 2 ? batch : 0;
   const uint32_t kBox = static_cast<uint32_t>(bk);
-  e.tensorMaps.push_back({ia, transA ? operandMap(dt, batchA, K, M, 64, 64)
-                                     : operandMap(dt, batchA, M, K, kBox, static_cast<uint32_t>(bm))});
-  e.tensorMaps.push_back({ib, transB ? operandMap(dt, batchB, N, K, kBox, static_cast<uint32_t>(bn))
-                                     : operandMap(dt, batchB, K, N, 64, 64)});
+  e.tensorMaps.push_back({ia, transA ? wgmmaOperandMap(dt, batchA, K, M, 64, 64)
+                                     : wgmmaOperandMap(dt, batchA, M, K, kBox, static_cast<uint32_t>(bm))});
+  e.tensorMaps.push_back({ib, transB ? wgmmaOperandMap(dt, batchB, N, K, kBox, static_cast<uint32_t>(bn))
+                                     : wgmmaOperandMap(dt, batchB, K, N, 64, 64)});
 
   // A single 2-byte result whose rows TMA can address is staged in shared memory and stored by
   // TMA, overlapping the next tile's mainloop (the direct stores cost ~12% at 8192x4096x4096),
@@ -145,7 +154,7 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
                         dtype_size(resultType) == 2 && N % 8 == 0;
   const int64_t batchC = rc > 2 ? batch : 0;
   if (tmaStore) {
-    rt::TensorMapSpec c = operandMap(resultType, batchC, M, N, 64, 64);
+    rt::TensorMapSpec c = wgmmaOperandMap(resultType, batchC, M, N, 64, 64);
     e.tensorMaps.push_back({static_cast<int>(fusion.getNumOperands()), c});
   }
   std::ostringstream summary;
@@ -170,7 +179,7 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
           << (batchA ? 3 : 2) << "\n#define TG_RANK_B " << (batchB ? 3 : 2) << "\n#define TG_RANK_C "
           << (batchC ? 3 : 2) << "\n#define TG_TMA_STORE " << (tmaStore ? 1 : 0) << "\n#define TG_PINGPONG "
           << (pingpong ? 1 : 0) << "\n";
-  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + matmulWgmmaTemplate();
+  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + tmaTemplate() + matmulWgmmaTemplate();
   // Persistent: at most one CTA per SM (the shared memory allows no more), tiles walked in turn.
   // The fewest CTAs that still finish in the same number of rounds: every CTA gets the same
   // number of tiles (1024 tiles: 128 CTAs x 8, not 132 with some idle in the last round),

@@ -48,6 +48,19 @@ int gemmEpilogueOps(ir::FusionOp fusion);
 mlir::FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
                                               const CodeGenOptions& options);
 
+/// A `__device__` function `name(d, a, db, accumulate)` wrapping one
+/// wgmma.mma_async.m64n<bn>k16 (k8 for TF32) into `bn / 2` f32 accumulators `d`: A from a
+/// shared-memory descriptor `da` (transposed with `transA`, 2-byte types only) or, with
+/// `registerA`, from four registers of packed 16-bit pairs (`const unsigned (&a)[4]`, the
+/// accumulator layout of a previous product); B from the descriptor `db` (transposed with
+/// `transB`).
+std::string wgmmaWrapper(const std::string& name, int bn, DType dtype, bool transA, bool transB, bool registerA);
+
+/// The TMA map of a wgmma operand (or 2-byte result) stored as [batch] x rows x cols
+/// (row-major; batch 0: rank 2), read in boxes of boxCols x boxRows with 128-byte swizzling.
+rt::TensorMapSpec wgmmaOperandMap(DType d, int64_t batch, int64_t rows, int64_t cols, uint32_t boxCols,
+                                  uint32_t boxRows);
+
 /// The Hopper path (`#tg.matmul<path = wgmma, ...>`): templates/matmul_wgmma.cuh with TMA
 /// tensor maps.
 mlir::FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,

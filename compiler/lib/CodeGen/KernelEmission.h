@@ -32,6 +32,7 @@ const char* elementwiseTemplate();
 const char* reductionTemplate();
 const char* matmulSimtTemplate();
 const char* matmulWgmmaTemplate();
+const char* tmaTemplate();
 const char* matmulMmaTemplate();
 const char* gemvTemplate();
 const char* gemvMmaTemplate();

@@ -4,7 +4,8 @@
 // 32 four-byte elements), TG_STAGES, TG_PINGPONG (0: cooperative, 1: ping-pong), TG_A_KMAJOR /
 // TG_B_KMAJOR (1: the operand's rows in memory run along K; 0: along M resp. N, read with
 // wgmma's transpose, which only 2-byte operands have),
-// TG_RANK_A / TG_RANK_B (3 when the operand has a batch dim, else 2), and above this line:
+// TG_RANK_A / TG_RANK_B (3 when the operand has a batch dim, else 2), and above this line
+// templates/tma.cuh (the TMA, mbarrier and descriptor helpers) and:
 //   struct TgBody   kM, kN, kK, kBatch, kTilesM, kTilesN; store(b, m, n, v0, v1): the epilogue
 //                   of elements (m, n) and (m, n + 1) (it checks the bounds); with TG_TMA_STORE,
 //                   pair<kCheck>(b, m, n, v0, v1): the same two results packed for staging
@@ -24,72 +25,12 @@
 // applies the fused elementwise ops. TMA zero-fills reads outside the operands, so ragged M,
 // N and K edges need no predication in the main loop; stores are predicated (TMA stores clip).
 
-struct alignas(64) TgTensorMap {
-  unsigned long long opaque[16];
-};
 struct TgMaps {
   TgTensorMap a, b;
 #if TG_TMA_STORE
   TgTensorMap c;  // the result, stored from shared memory
 #endif
 };
-
-__device__ __forceinline__ unsigned tg_smem_addr(const void* p) {
-  unsigned r;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
-  return r;
-}
-__device__ __forceinline__ void tg_mbar_init(unsigned bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void tg_mbar_expect_tx(unsigned bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void tg_mbar_arrive(unsigned bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-// Waits until the phase of parity `parity` has completed.
-__device__ __forceinline__ void tg_mbar_wait(unsigned bar, unsigned parity) {
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-__device__ __forceinline__ void tg_tma_load(unsigned dst, const TgTensorMap* map, unsigned bar, int c0,
-                                            int c1, int c2, int rank) {
-  if (rank == 3)
-    asm volatile(
-        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(dst),
-        "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
-        : "memory");
-  else
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
-        "l"(map), "r"(c0), "r"(c1), "r"(bar)
-        : "memory");
-}
-// A shared-memory matrix descriptor for wgmma with 128-byte swizzling (PTX ISA, "Matrix
-// Descriptor Format"): start address, leading and stride byte offsets, all >> 4.
-__device__ __forceinline__ void tg_tma_store(const TgTensorMap* map, unsigned src, int c0, int c1, int c2,
-                                             int rank) {
-  if (rank == 3)
-    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];" ::"l"(map),
-                 "r"(c0), "r"(c1), "r"(c2), "r"(src)
-                 : "memory");
-  else
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map),
-                 "r"(c0), "r"(c1), "r"(src)
-                 : "memory");
-}
-__device__ __forceinline__ unsigned long long tg_wgmma_desc(unsigned addr, unsigned lbo, unsigned sbo) {
-  return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
-         ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);
-}
 
 #ifndef TG_TMA_STORE
 #define TG_TMA_STORE 0
