@@ -3,7 +3,7 @@
 // Decode-sized softmax(modify(q @ k^T)) @ v traced through the public API: one attention
 // kernel (its summary: the cluster, the keys per block, the loads) that NVRTC compiles for
 // sm_90a (a cluster) and sm_80 (one block); the fused module, interpreted with f32 inside its
-// kernels as the kernel computes, agrees with the unfused one; prefill-sized attention and the
+// kernels as the kernel computes, agrees with the unfused one; prefill-sized attention on sm_80 and the
 // default options (PipelineOptions::fuseAttention off) keep the separate kernels. The GPU runs the kernel in
 // GpuAttentionTest.cpp.
 //
@@ -144,12 +144,19 @@ TEST(AttentionFusion, IndicesIntoAnInputBeyond32BitsAre64Bit) {
   EXPECT_NE(small.kernels[0].source.find("typedef unsigned EIndex;"), std::string::npos);
 }
 
-TEST(AttentionFusion, PrefillSizedAttentionKeepsItsKernels) {
-  // 512 query rows per head: more than the kernel takes.
+TEST(AttentionFusion, PrefillSizedAttentionTakesTheFlashKernelOrKeepsItsKernels) {
+  // 512 query rows per head: more than this kernel takes. On sm_90a the flash kernel takes
+  // them (FlashAttentionFusionTest.cpp); on sm_80, and with a value dim it does not take
+  // (32 for 64), the scores, the softmax and p @ v stay apart.
   const std::string ir = tgtest::traceIr(specsOf(4, 512, 512, 64, 64, DType::BF16), decodeAttention, 1);
-  tg::rt::Plan plan = planOf(ir, "sm_90a");
-  EXPECT_EQ(attentionKernels(plan), 0) << plan.str();
-  EXPECT_GE(plan.kernels.size(), 3u) << plan.str();
+  tg::rt::Plan flash = planOf(ir, "sm_90a");
+  EXPECT_EQ(attentionKernels(flash), 0) << flash.str();
+  ASSERT_EQ(flash.kernels.size(), 1u) << flash.str();
+  EXPECT_EQ(flash.kernels[0].summary.rfind("flash attention", 0), 0u) << flash.str();
+  tg::rt::Plan sm80 = planOf(ir, "sm_80");
+  EXPECT_GE(sm80.kernels.size(), 3u) << sm80.str();
+  tg::rt::Plan narrow = planOf(tgtest::traceIr(specsOf(4, 512, 512, 64, 32, DType::BF16), decodeAttention, 1), "sm_90a");
+  EXPECT_GE(narrow.kernels.size(), 3u) << narrow.str();
 }
 
 /// The fused module, interpreted as its kernels compute (f32 inside, the scores unrounded),

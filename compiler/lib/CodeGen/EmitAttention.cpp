@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GemmEmission.h"
-#include "IndexExpr.h"
+#include "PointWriter.h"
 #include "ScalarMath.h"
 
 #include "tg/Dialect/Attention.h"
@@ -26,110 +26,6 @@
 using namespace mlir;
 
 namespace tg::codegen {
-namespace {
-
-/// Writes C statements computing region values at one element: each op's operands at the same
-/// indices (elementwise ops keep their shape), layout ops mapped to their roots' indices, a
-/// concat's operand chosen by an if-chain, inputs loaded, splats as literals. Values bound by name (the dot product, the softmax) are
-/// read as they are.
-class PointWriter {
- public:
-  PointWriter(std::ostringstream& os, std::string sfx, Precision precision)
-      : os_(os), sfx_(std::move(sfx)), precision_(precision) {}
-
-  void bind(Value v, std::string name) { bound_[v] = std::move(name); }
-
-  FailureOr<std::string> at(Value v, const DimIndices& idx) {
-    if (auto it = bound_.find(v); it != bound_.end()) return it->second;
-    if (DenseElementsAttr splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
-    const std::string key = std::to_string(reinterpret_cast<uintptr_t>(v.getAsOpaquePointer())) + "@" +
-                            linearize(idx).str(sfx_);
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-    Operation* def = v.getDefiningOp();
-    std::string name = numbered("t", counter_++);
-    if (!def) {  // an input
-      const DType dt = dtypeOfValue(v);
-      os_ << "    const " << computeType(dt) << " " << name << " = "
-          << loadConvert(dt, numbered("in", cast<BlockArgument>(v).getArgNumber()) + "[" +
-                                 linearize(idx).str(sfx_) + "]")
-          << ";\n";
-    } else if (auto concat = dyn_cast<ir::ConcatOp>(def)) {
-      // The operand the index falls in, in an if-chain; what a branch computes stays in it.
-      const auto axis = static_cast<size_t>(concat.getAxis());
-      const std::string position = numbered("p", counter_++);
-      os_ << "    const EIndex " << position << " = " << idx.dims[axis].str(sfx_) << ";\n";
-      os_ << "    " << computeType(dtypeOfValue(v)) << " " << name << ";\n";
-      int64_t offset = 0;
-      for (auto [k, operand] : llvm::enumerate(concat.getInputs())) {
-        auto type = cast<RankedTensorType>(operand.getType());
-        const int64_t extent = type.getShape()[axis];
-        const bool last = k + 1 == concat.getInputs().size();
-        os_ << "    " << (k ? "else " : "")
-            << (last ? std::string("{\n") : "if (" + position + " < " + std::to_string(offset + extent) + sfx_ + ") {\n");
-        const std::string shifted = numbered("q", counter_++);
-        os_ << "    const EIndex " << shifted << " = " << position << " - " << offset << sfx_ << ";\n";
-        DimIndices dims;
-        dims.shape = Shape(type.getShape().begin(), type.getShape().end());
-        dims.dims = idx.dims;
-        dims.dims[axis] = IndexExpr::var(shifted, extent);
-        const std::map<std::string, std::string> outside = memo_;
-        FailureOr<std::string> value = at(operand, dims);
-        memo_ = outside;
-        if (failed(value)) return failure();
-        os_ << "    " << name << " = " << *value << ";\n    }\n";
-        offset += extent;
-      }
-    } else if (isLayoutOp(def)) {
-      Value root;
-      DimIndices rootIdx = mapToRoot(v, idx, root);
-      FailureOr<std::string> r = at(root, rootIdx);
-      if (failed(r)) return failure();
-      name = *r;
-    } else {
-      std::optional<ir::OpDescription> d = ir::describeOp(def);
-      if (!d || !graph::isElementwise(d->kind) || isIndexedRead(def))
-        return def->emitOpError("cannot be computed per score in an attention kernel");
-      std::vector<std::string> operands;
-      for (Value operand : def->getOperands()) {
-        FailureOr<std::string> o = at(operand, idx);
-        if (failed(o)) return failure();
-        operands.push_back(*o);
-      }
-      if (isa<ir::IotaOp>(def)) operands.push_back(iotaOperand(def, idx, sfx_));
-      os_ << elementwiseLine(def, *d, operands, name, precision_);
-    }
-    memo_[key] = name;
-    return name;
-  }
-
- private:
-  std::ostringstream& os_;
-  std::string sfx_;
-  Precision precision_;
-  llvm::DenseMap<Value, std::string> bound_;
-  std::map<std::string, std::string> memo_;
-  int counter_ = 0;
-};
-
-/// (b, m, s) over `shape` [batch..., M, S]: the batch dims from the flat b.
-DimIndices elementOf(const Shape& shape, const char* row, const char* col) {
-  const int64_t rows = shape[shape.size() - 2], cols = shape.back();
-  int64_t batches = 1;
-  for (size_t d = 0; d + 2 < shape.size(); ++d) batches *= shape[d];
-  DimIndices e = delinearize(IndexExpr::var("b", batches), Shape(shape.begin(), shape.end() - 2));
-  e.dims.push_back(IndexExpr::var(row, rows));
-  e.dims.push_back(IndexExpr::var(col, cols));
-  e.shape = shape;
-  e.linear = nullptr;
-  return e;
-}
-
-Shape shapeOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return Shape(t.getShape().begin(), t.getShape().end());
-}
-
-}  // namespace
 
 FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& name,
                                         const CodeGenOptions& options) {
@@ -147,6 +43,8 @@ FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& 
   const int64_t maxCluster = options.tuning.attentionCluster;
   if (std::string why = whyNotAttentionKernel(shape, sm, maxCluster); !why.empty())
     return fusion.emitOpError("attention kernel: ") << why;
+  if (attentionKernel(shape) == AttentionKernel::flash)
+    return emitFlashAttention(fusion, scores, values, softmax, shape, name, options);
   const int64_t cluster = attentionCluster(shape, sm, maxCluster);
   const int64_t share = (shape.keys + cluster - 1) / cluster;
 

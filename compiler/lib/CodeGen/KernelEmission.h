@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace tg {
+struct AttentionShape;
+}  // namespace tg
+
 namespace tg::codegen {
 
 /// A kernel's source and launch shape. Its single parameter is a struct of pointers: the
@@ -42,6 +46,7 @@ const char* transposeTemplate();
 const char* rowTemplate();
 const char* clusterTemplate();
 const char* attentionTemplate();
+const char* attentionFlashTemplate();
 const char* asyncCopyTemplate();
 const char* columnsTemplate();
 
@@ -55,6 +60,11 @@ mlir::FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& 
 /// An attention kernel (softmax(modify(q @ k^T)) @ v, tg-fuse-attention; EmitAttention.cpp).
 mlir::FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& name,
                                               const CodeGenOptions& options);
+/// The flash-attention kernel of an attention fusion with many query rows (sm_90a;
+/// EmitAttentionFlash.cpp): `scores` = q @ k^T, `values` = p @ v, `softmax` between them.
+mlir::FailureOr<KernelEmission> emitFlashAttention(ir::FusionOp fusion, ir::MatmulOp scores, ir::MatmulOp values,
+                                                   ir::SoftmaxOp softmax, const AttentionShape& shape,
+                                                   const std::string& name, const CodeGenOptions& options);
 mlir::FailureOr<KernelEmission> emitCheck(ir::FusionOp fusion, const std::string& name,
                                           const CodeGenOptions& options);
 /// Whether `fusion` only transposes its input's last two dims (templates/transpose.cuh then

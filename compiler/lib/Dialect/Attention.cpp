@@ -17,8 +17,48 @@ AttentionShape attentionShape(ir::MatmulOp scores, ir::MatmulOp values) {
   a.dim = q.getShape().back();
   a.valueDim = o.getShape().back();
   a.batch = s.getNumElements() / std::max<int64_t>(1, a.rows * a.keys);
+  auto k = cast<RankedTensorType>(scores.getB().getType()), v = cast<RankedTensorType>(values.getB().getType());
+  a.keyBatch = k.getNumElements() / std::max<int64_t>(1, a.keys * a.dim);
+  a.valueBatch = v.getNumElements() / std::max<int64_t>(1, a.keys * a.valueDim);
+  Type e = q.getElementType();
+  a.sameTwoByteOperands = (e.isBF16() || e.isF16()) && k.getElementType() == e && v.getElementType() == e &&
+                          cast<RankedTensorType>(values.getA().getType()).getElementType() == e;
+  Value p = values.getA();
+  while (auto c = p.getDefiningOp<ir::CastOp>()) p = c.getInput();
+  a.probsOnlyCast = static_cast<bool>(p.getDefiningOp<ir::SoftmaxOp>());
   return a;
 }
+
+AttentionKernel attentionKernel(const AttentionShape& shape) {
+  return shape.rows <= kAttentionMaxRows ? AttentionKernel::decode : AttentionKernel::flash;
+}
+
+int64_t flashAttentionKeysPerBlock(int64_t dim) { return dim > 128 ? 64 : 128; }
+
+namespace {
+
+std::string whyNotFlash(const AttentionShape& shape, int smVersion) {
+  const std::string rows = std::to_string(shape.rows) + " query rows per head";
+  if (smVersion < 90)
+    return rows + ": the attention kernel takes at most " + std::to_string(kAttentionMaxRows) +
+           " on this target (the flash-attention kernel needs sm_90a); longer queries run as separate kernels";
+  if (shape.dim != shape.valueDim || (shape.dim != 64 && shape.dim != 128 && shape.dim != 256))
+    return rows + " and head dims " + std::to_string(shape.dim) + " and " + std::to_string(shape.valueDim) +
+           ": the flash-attention kernel takes equal head dims of 64, 128 or 256";
+  if (!shape.sameTwoByteOperands)
+    return rows + ": the flash-attention kernel takes q, k, v and the probabilities all bf16 or all f16 "
+                  "(its products run on wgmma)";
+  if (!shape.probsOnlyCast)
+    return rows + ": the flash-attention kernel takes only casts between the softmax and p @ v (it "
+                  "multiplies unnormalised probabilities)";
+  if ((shape.keyBatch != shape.batch && shape.keyBatch != 1) || (shape.valueBatch != shape.batch && shape.valueBatch != 1))
+    return rows + ": the keys or values have " + std::to_string(shape.keyBatch) + " / " +
+           std::to_string(shape.valueBatch) + " batches for the scores' " + std::to_string(shape.batch);
+  if (shape.keys == 0) return "an empty attention (no keys)";
+  return {};
+}
+
+}  // namespace
 
 int64_t attentionCluster(const AttentionShape& shape, int smVersion, int64_t maxCluster) {
   if (smVersion < 90) return 1;
@@ -28,9 +68,7 @@ int64_t attentionCluster(const AttentionShape& shape, int smVersion, int64_t max
 }
 
 std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion, int64_t maxCluster) {
-  if (shape.rows > kAttentionMaxRows)
-    return std::to_string(shape.rows) + " query rows per head; the attention kernel takes at most " +
-           std::to_string(kAttentionMaxRows) + " (decode), longer queries run as separate kernels";
+  if (attentionKernel(shape) == AttentionKernel::flash) return whyNotFlash(shape, smVersion);
   if (shape.dim > kAttentionMaxDim || shape.valueDim > kAttentionMaxDim)
     return "head dims " + std::to_string(shape.dim) + " and " + std::to_string(shape.valueDim) +
            "; the attention kernel takes at most " + std::to_string(kAttentionMaxDim);

@@ -12,6 +12,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace mlir;
 
 namespace tg::ref {
@@ -39,6 +42,23 @@ HostTensor widened(const HostTensor& t) { return isHalf(t.dtype()) ? castTo(t, D
 
 std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTensor>& values,
                                       const InterpretOptions& options, bool inF32);
+
+/// An attention kernel's softmax over the last axis: a row whose scores are all -inf (every
+/// key masked) gives 0, not NaN (templates/attention*.cuh).
+HostTensor zeroFullyMaskedRows(const HostTensor& softmax, const HostTensor& scores) {
+  const int64_t len = scores.shape().empty() ? 1 : scores.shape().back();
+  if (len == 0) return softmax;
+  std::vector<float> in = scores.toFloats(), out = softmax.toFloats();
+  bool changed = false;
+  for (size_t base = 0; base + static_cast<size_t>(len) <= in.size(); base += static_cast<size_t>(len)) {
+    bool masked = true;
+    for (int64_t k = 0; k < len && masked; ++k) masked = in[base + static_cast<size_t>(k)] == -INFINITY;
+    if (!masked) continue;
+    std::fill(out.begin() + static_cast<std::ptrdiff_t>(base), out.begin() + static_cast<std::ptrdiff_t>(base + len), 0.0f);
+    changed = true;
+  }
+  return changed ? HostTensor::fromFloats(softmax.dtype(), softmax.shape(), out) : softmax;
+}
 
 /// An elementwise, row or attention fusion evaluated as its kernel: f32 inside (row
 /// statistics and an attention's scores too), rounded at the yield.
@@ -104,6 +124,9 @@ std::vector<HostTensor> evaluateBlock(Block& block, llvm::DenseMap<Value, HostTe
     std::vector<HostTensor> operands;
     for (Value v : op.getOperands()) operands.push_back(lookup(v));
     HostTensor result = evaluate(desc->kind, desc->attrs, operands);
+    if (isa<ir::SoftmaxOp>(op))
+      if (auto fusion = op.getParentOfType<ir::FusionOp>(); fusion && fusion.getKind() == ir::FusionKind::attention)
+        result = zeroFullyMaskedRows(result, operands[0]);
     // In f32: ops compute on the widened values; an explicit cast to bf16/f16 rounds, and the
     // rounded value is held in f32 again. So does a 16-bit softmax (an attention kernel's),
     // which rounds its result as the decomposed softmax does.

@@ -290,7 +290,7 @@ void Gpu::encodeTensorMap(TensorMapBytes& out, const TensorMapSpec& spec, Device
     if (d > 0) strides[d - 1] = spec.strides[d - 1];
   }
   CUresult r = driverOf(driver_).cuTensorMapEncodeTiled(
-      reinterpret_cast<CUtensorMap*>(&out), type, spec.rank, reinterpret_cast<void*>(base), dims,
+      reinterpret_cast<CUtensorMap*>(&out), type, spec.rank, reinterpret_cast<void*>(base + spec.byteOffset), dims,
       strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
       spec.swizzle128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -301,7 +301,7 @@ void Gpu::encodeTensorMap(TensorMapBytes& out, const TensorMapSpec& spec, Device
     for (uint32_t d = 0; d < spec.rank; ++d) what << ' ' << spec.dims[d];
     what << ", box";
     for (uint32_t d = 0; d < spec.rank; ++d) what << ' ' << spec.box[d];
-    what << ", base " << base << "): " << cudaErrorText(driverOf(driver_), r);
+    what << ", base " << base << " + " << spec.byteOffset << "): " << cudaErrorText(driverOf(driver_), r);
     throw Error(what.str());
   }
 }

@@ -36,6 +36,7 @@ std::string Plan::str() const {
       for (uint32_t d = 0; d < m.spec.rank; ++d) os << (d ? "x" : " ") << m.spec.dims[d];
       os << ", box";
       for (uint32_t d = 0; d < m.spec.rank; ++d) os << (d ? "x" : " ") << m.spec.box[d];
+      if (m.spec.byteOffset) os << ", at byte " << m.spec.byteOffset;
       os << (m.spec.swizzle128 ? ", swizzle 128B)" : ")");
     }
     os << "  " << kernels[l.kernel].summary << "\n";

@@ -43,15 +43,74 @@ func.func @decode(%q: tensor<4x4x128xbf16>, %kc: tensor<2x4x640x128xbf16>, %vc: 
 
 // -----
 
-// Prefill-sized: 512 query rows per head stay separate kernels, with the reason.
+// Prefill-sized in f32: 512 query rows per head take the flash-attention kernel, whose
+// products run on wgmma in bf16 or f16; they stay separate kernels, with the reason.
 // CHECK-LABEL: func.func @prefill
 // CHECK-NOT: tg.fusion
-// REMARK: remark: not fused into an attention kernel: 512 query rows per head
+// REMARK: remark: not fused into an attention kernel: 512 query rows per head: the flash-attention kernel takes q, k, v and the probabilities all bf16 or all f16
 func.func @prefill(%q: tensor<4x512x64xf32>, %k: tensor<4x512x64xf32>, %v: tensor<4x512x64xf32>) -> tensor<4x512x64xf32> {
   %s = tg.matmul %q, %k transpose_b : tensor<4x512x64xf32>, tensor<4x512x64xf32> -> tensor<4x512x512xf32>
   %p = tg.softmax %s axis = 2 : tensor<4x512x512xf32>
   %o = tg.matmul %p, %v : tensor<4x512x512xf32>, tensor<4x512x64xf32> -> tensor<4x512x64xf32>
   return %o : tensor<4x512x64xf32>
+}
+
+// -----
+
+// Causal prefill in bf16 (the flash-attention kernel, sm_90a): the scale and the mask's
+// iotas are cloned in as the score modifier. On sm_80 it stays apart.
+// CHECK-LABEL: func.func @prefill_causal
+// CHECK-NEXT: %[[O:.+]] = tg.fusion attention
+// CHECK: tg.matmul {{.*}} transpose_b
+// CHECK: tg.iota
+// CHECK: tg.cmp le
+// CHECK: tg.select
+// CHECK: tg.softmax
+// CHECK: tg.yield
+// SM80: remark: not fused into an attention kernel: 1000 query rows per head: the attention kernel takes at most 16 on this target (the flash-attention kernel needs sm_90a)
+func.func @prefill_causal(%q: tensor<4x1000x128xbf16>, %k: tensor<4x1000x128xbf16>, %v: tensor<4x1000x128xbf16>) -> tensor<4x1000x128xbf16> {
+  %s = tg.matmul %q, %k transpose_b : tensor<4x1000x128xbf16>, tensor<4x1000x128xbf16> -> tensor<4x1000x1000xbf16>
+  %sf = tg.cast %s : tensor<4x1000x1000xbf16> to tensor<4x1000x1000xf32>
+  %scale = tg.constant dense<0.0883883> : tensor<4x1000x1000xf32>
+  %ss = tg.mul %sf, %scale : tensor<4x1000x1000xf32>
+  %kp = tg.iota axis = 2 : tensor<1x1000x1000xi32>
+  %qp = tg.iota axis = 1 : tensor<1x1000x1000xi32>
+  %visible = tg.cmp le, %kp, %qp : tensor<1x1000x1000xi32>
+  %vb = tg.broadcast %visible dims = [0, 1, 2] : tensor<1x1000x1000xi1> to tensor<4x1000x1000xi1>
+  %ninf = tg.constant dense<0xFF800000> : tensor<4x1000x1000xf32>
+  %masked = tg.select %vb, %ss, %ninf : tensor<4x1000x1000xi1>, tensor<4x1000x1000xf32>
+  %p = tg.softmax %masked axis = 2 : tensor<4x1000x1000xf32>
+  %pb = tg.cast %p : tensor<4x1000x1000xf32> to tensor<4x1000x1000xbf16>
+  %o = tg.matmul %pb, %v : tensor<4x1000x1000xbf16>, tensor<4x1000x128xbf16> -> tensor<4x1000x128xbf16>
+  return %o : tensor<4x1000x128xbf16>
+}
+
+// -----
+
+// Head dims the flash kernel does not take (96), and probabilities scaled after the softmax
+// (the kernel multiplies unnormalised ones): apart, with the reasons.
+// CHECK-LABEL: func.func @prefill_head_dim_96
+// CHECK-NOT: tg.fusion
+// REMARK: remark: not fused into an attention kernel: 256 query rows per head and head dims 96 and 96: the flash-attention kernel takes equal head dims of 64, 128 or 256
+func.func @prefill_head_dim_96(%q: tensor<2x256x96xbf16>, %k: tensor<2x300x96xbf16>, %v: tensor<2x300x96xbf16>) -> tensor<2x256x96xbf16> {
+  %s = tg.matmul %q, %k transpose_b : tensor<2x256x96xbf16>, tensor<2x300x96xbf16> -> tensor<2x256x300xbf16>
+  %p = tg.softmax %s axis = 2 : tensor<2x256x300xbf16>
+  %o = tg.matmul %p, %v : tensor<2x256x300xbf16>, tensor<2x300x96xbf16> -> tensor<2x256x96xbf16>
+  return %o : tensor<2x256x96xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @prefill_probs_scaled
+// CHECK-NOT: tg.fusion
+// REMARK: remark: not fused into an attention kernel: 256 query rows per head: the flash-attention kernel takes only casts between the softmax and p @ v
+func.func @prefill_probs_scaled(%q: tensor<2x256x64xbf16>, %k: tensor<2x300x64xbf16>, %v: tensor<2x300x64xbf16>) -> tensor<2x256x64xbf16> {
+  %s = tg.matmul %q, %k transpose_b : tensor<2x256x64xbf16>, tensor<2x300x64xbf16> -> tensor<2x256x300xbf16>
+  %p = tg.softmax %s axis = 2 : tensor<2x256x300xbf16>
+  %two = tg.constant dense<2.0> : tensor<2x256x300xbf16>
+  %p2 = tg.mul %p, %two : tensor<2x256x300xbf16>
+  %o = tg.matmul %p2, %v : tensor<2x256x300xbf16>, tensor<2x300x64xbf16> -> tensor<2x256x64xbf16>
+  return %o : tensor<2x256x64xbf16>
 }
 
 // -----

@@ -10,7 +10,11 @@
 //    elsewhere), each holding its share of the scores, M x ceil(S / cluster) floats, in at
 //    most kAttentionScoreBytes of shared memory (and q, the scores and the partial p @ v in
 //    kAttentionSharedBytes).
-// Longer problems (prefill) stay separate kernels until a flash-attention kernel takes them.
+// More query rows (prefill, training) take the flash-attention kernel
+// (templates/attention_flash.cuh) on sm_90a: 128 query rows a CTA against blocks of keys with
+// an online softmax, both products on wgmma, so it needs equal head dims of 64, 128 or 256,
+// q, k, v and the probabilities in one 2-byte type (bf16 or f16), and only casts between the
+// softmax and p @ v (the kernel multiplies unnormalised probabilities).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -33,7 +37,20 @@ inline constexpr int64_t kAttentionKeysPerBlock = 64;
 
 struct AttentionShape {
   int64_t batch = 1, rows = 0, keys = 0, dim = 0, valueDim = 0;
+  int64_t keyBatch = 1, valueBatch = 1;  ///< k's and v's batches (batch, or 1: shared)
+  /// q, k, v and p @ v's left operand all bf16, or all f16.
+  bool sameTwoByteOperands = false;
+  /// Only casts between the softmax and p @ v.
+  bool probsOnlyCast = false;
 };
+
+/// The two kernels: a few rows a head (decode: templates/attention.cuh) or many
+/// (templates/attention_flash.cuh).
+enum class AttentionKernel { decode, flash };
+AttentionKernel attentionKernel(const AttentionShape& shape);
+
+/// The flash kernel's head dims (64, 128, 256) and keys a block on sm_90a.
+int64_t flashAttentionKeysPerBlock(int64_t dim);
 
 /// The shape of q @ k^T (`scores`, transpose_b) followed by p @ v (`values`).
 AttentionShape attentionShape(ir::MatmulOp scores, ir::MatmulOp values);

@@ -21,7 +21,8 @@
 //     products meet by shuffles, and score() gives the block's scores, kept in shared memory.
 //  2. softmax: each row's max over the cluster (each block's max, read in block order through
 //     distributed shared memory), exp(score - max) and its sum the same way; then
-//     p = prob(exp / sum), rounded where the unfused graph rounds it.
+//     p = prob(exp / sum), rounded where the unfused graph rounds it; a row whose keys are
+//     all masked (-inf) gets p = 0 (the result row 0, not NaN).
 //  3. p @ v: each thread one row, one chunk of Dv and every kSplit-th of the block's keys; the
 //     splits' sums and then the cluster's meet in a fixed order (deterministic), each block
 //     storing its share.
@@ -183,7 +184,8 @@ __device__ __forceinline__ void tg_attention(const TgBody& body, TgAttentionShar
   }
   tg_attention_sync();
   for (int m = warp; m < kM; m += kWarps) {
-    const float mx = tg_attention_fold(&rowMax[m], [](float a, float c) { return tg_maxf(a, c); });
+    float mx = tg_attention_fold(&rowMax[m], [](float a, float c) { return tg_maxf(a, c); });
+    if (mx == -__int_as_float(0x7f800000)) mx = 0.0f;  // every key masked: the exps are 0, not NaN
     float sum = 0.0f;
     for (int j = lane32; j < n; j += 32) {
       const float e = TgBody::expo(sc[m][j] - mx);
@@ -197,7 +199,9 @@ __device__ __forceinline__ void tg_attention(const TgBody& body, TgAttentionShar
   tg_attention_sync();
   for (int m = warp; m < kM; m += kWarps) {
     const float sum = tg_attention_fold(&rowSum[m], [](float a, float c) { return a + c; });
-    for (int j = lane32; j < n; j += 32) sc[m][j] = body.prob(b, m, s0 + j, TgBody::divide(sc[m][j], sum));
+    // A sum of 0: every key of the row masked, whose probabilities are 0 (the result row 0).
+    for (int j = lane32; j < n; j += 32)
+      sc[m][j] = body.prob(b, m, s0 + j, sum > 0.0f ? TgBody::divide(sc[m][j], sum) : 0.0f);
   }
 #if TG_STAGED
   if constexpr (kStaged) tg_cp_async_wait<0>();

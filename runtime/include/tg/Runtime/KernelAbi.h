@@ -23,6 +23,9 @@ struct TensorMapSpec {
   uint64_t strides[2] = {0, 0};     ///< bytes between consecutive indices of dims 1 and 2
   uint32_t box[3] = {1, 1, 1};      ///< elements, innermost first
   bool swizzle128 = true;
+  /// Bytes from the argument's address to the tensor's first element (a multiple of 16, as
+  /// TMA needs): a window of a larger buffer, a layer's part of a KV cache.
+  uint64_t byteOffset = 0;
 };
 
 /// The bytes of one encoded tensor map (CUtensorMap: 128 bytes, 64-byte aligned).

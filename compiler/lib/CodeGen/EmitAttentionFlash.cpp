@@ -1,0 +1,135 @@
+//===- EmitAttentionFlash.cpp - CUDA C++ for a many-row attention tg.fusion ===//
+//
+// The flash-attention kernel (templates/attention_flash.cuh, sm_90a) for an attention fusion
+// with more query rows than the decode kernel takes (tg/Dialect/Attention.h). Generates:
+//  - the two wgmma wrappers: q @ k^T (m64 x keys-a-block, both from shared memory, K-major)
+//    and p @ v (m64 x D, p from registers, v MN-major: wgmma transposes it);
+//  - `struct TgBody`: q(b, m, d) and score(b, m, s, acc) written by PointWriter from the
+//    region (q's cone; the score modifier: scale, masks, biases), the batch coordinates of
+//    the keys and values, and store2() of the result;
+//  - the TMA maps of the keys and values: each a [batches, kS, D] tensor at the window's
+//    first element (the map's byte offset: a layer's part of a KV cache needs no view).
+//
+//===----------------------------------------------------------------------===//
+#include "GemmEmission.h"
+#include "PointWriter.h"
+#include "ScalarMath.h"
+
+#include "tg/Dialect/Attention.h"
+#include "tg/Dialect/LayoutChain.h"
+
+#include <sstream>
+
+using namespace mlir;
+
+namespace tg::codegen {
+
+namespace {
+
+/// Where the keys or values of an attention are: a fusion input, from element `offset`,
+/// `batches` consecutive [kS, D] matrices.
+struct FlashOperand {
+  int input = -1;
+  int64_t offset = 0, view = 0, batches = 1;
+};
+
+FailureOr<FlashOperand> flashOperand(ir::FusionOp fusion, Value v, DType dtype, int64_t batches, const char* what) {
+  FlashOperand o;
+  o.input = operandInput(v, dtype, /*windows=*/true, o.offset, o.view);
+  if (o.input < 0)
+    return fusion.emitOpError("attention ") << what << " must be contiguous windows of inputs";
+  if ((o.offset * static_cast<int64_t>(dtype_size(dtype))) % 16 != 0)
+    return fusion.emitOpError("attention ") << what << " start at element " << o.offset
+           << " of their input, not at a 16-byte boundary (TMA)";
+  o.batches = batches;
+  return o;
+}
+
+}  // namespace
+
+FailureOr<KernelEmission> emitFlashAttention(ir::FusionOp fusion, ir::MatmulOp scores, ir::MatmulOp values,
+                                             ir::SoftmaxOp softmax, const AttentionShape& shape,
+                                             const std::string& name, const CodeGenOptions& options) {
+  Block& body = fusion.getBody().front();
+  const DType dt = dtypeOfValue(scores.getB());
+  const int64_t D = shape.dim, bn = flashAttentionKeysPerBlock(D);
+  FailureOr<FlashOperand> k = flashOperand(fusion, scores.getB(), dt, shape.keyBatch, "keys");
+  FailureOr<FlashOperand> v = flashOperand(fusion, values.getB(), dt, shape.valueBatch, "values");
+  if (failed(k) || failed(v)) return failure();
+  if (k->input == v->input && k->view != v->view)
+    return fusion.emitOpError("attention keys and values read one input through two views");
+
+  std::ostringstream os;
+  os << wgmmaWrapper("tg_wgmma_qk", static_cast<int>(bn), dt, /*transA=*/false, /*transB=*/false, /*registerA=*/false);
+  os << wgmmaWrapper("tg_wgmma_pv", static_cast<int>(D), dt, /*transA=*/false, /*transB=*/true, /*registerA=*/true);
+  std::string sfx;
+  int64_t bound = std::max({numelOf(scores.getResult()), numelOf(values.getResult()), numelOf(scores.getA())});
+  for (BlockArgument arg : body.getArguments()) bound = std::max(bound, numelOf(arg));
+  const std::string index = indexType(bound + 256, sfx);
+  const int64_t tilesM = (shape.rows + 127) / 128;
+  os << "struct TgBody {\n";
+  os << "  typedef " << index << " EIndex;\n";
+  os << "  static constexpr long long kBatch = " << shape.batch << "ll, kM = " << shape.rows << "ll, kS = " << shape.keys
+     << "ll, kTilesM = " << tilesM << "ll;\n";
+  os << gemmBodyPointers(fusion);
+  os << "  static __device__ __forceinline__ long long kBatchOf(long long b) { return "
+     << (k->batches == 1 ? "0" : "b") << "; }\n";
+  os << "  static __device__ __forceinline__ long long vBatchOf(long long b) { return "
+     << (v->batches == 1 ? "0" : "b") << "; }\n";
+  {
+    std::ostringstream fn;
+    PointWriter w(fn, sfx, options.precision);
+    FailureOr<std::string> q = w.at(scores.getA(), elementOf(shapeOf(scores.getA()), "m", "d"));
+    if (failed(q)) return failure();
+    os << "  __device__ __forceinline__ float q(EIndex b, EIndex m, EIndex d) const {\n    (void)b, (void)m, (void)d;\n"
+       << fn.str() << "    return (float)" << *q << ";\n  }\n";
+  }
+  {
+    std::ostringstream fn;
+    PointWriter w(fn, sfx, options.precision);
+    w.bind(scores.getResult(), "acc");
+    FailureOr<std::string> s = w.at(softmax.getInput(), elementOf(shapeOf(scores.getResult()), "m", "s"));
+    if (failed(s)) return failure();
+    os << "  __device__ __forceinline__ float score(EIndex b, EIndex m, EIndex s, float acc) const {\n"
+       << "    (void)b, (void)m, (void)s;\n" << fn.str() << "    return (float)" << *s << ";\n  }\n";
+  }
+  const DType outType = dtypeOfValue(fusion.getResult(0));
+  os << "  __device__ __forceinline__ void store2(long long b, long long m, long long d, float v0, float v1) const {\n"
+     << "    tg_store_pair(out0 + (b * kM + m) * " << D << "ll + d, " << storeConvert(outType, "v0") << ", "
+     << storeConvert(outType, "v1") << ");\n  }\n";
+  os << "};\n";
+
+  KernelEmission e;
+  if (k->view || v->view) {
+    e.argumentByteOffsets.assign(fusion.getNumOperands() + fusion.getNumResults(), 0);
+    e.argumentByteOffsets[k->input] = k->view * static_cast<int64_t>(dtype_size(dt));
+    e.argumentByteOffsets[v->input] = v->view * static_cast<int64_t>(dtype_size(dt));
+  }
+  // Keys in boxes of 64 columns x a block's keys; values in 64 x 64 boxes (read transposed).
+  rt::TensorMapSpec km = wgmmaOperandMap(dt, k->batches, shape.keys, D, 64, static_cast<uint32_t>(bn));
+  rt::TensorMapSpec vm = wgmmaOperandMap(dt, v->batches, shape.keys, D, 64, 64);
+  km.byteOffset = static_cast<uint64_t>(k->offset) * dtype_size(dt);
+  vm.byteOffset = static_cast<uint64_t>(v->offset) * dtype_size(dt);
+  e.tensorMaps.push_back({k->input, km});
+  e.tensorMaps.push_back({v->input, vm});
+
+  // Stages: as many as the 227 KiB allow, at most 4 (3 for head dim 128, 2 for 256).
+  const int64_t qBytes = 128 * D * 2, stageBytes = 2 * bn * D * 2;
+  const int64_t stages = std::clamp<int64_t>((232448 - 1024 - 64 - qBytes) / stageBytes, 2, 4);
+  std::ostringstream summary;
+  summary << "flash attention (wgmma + TMA, 128 x " << bn << " tiles, " << stages << " stages): " << shape.batch
+          << " x softmax([" << shape.rows << " x " << D << "] @ [" << D << " x " << shape.keys << "]) @ ["
+          << shape.keys << " x " << D << "]";
+  std::ostringstream defines;
+  defines << "#define TG_D " << D << "\n#define TG_BN " << bn << "\n#define TG_STAGES " << stages
+          << "\n#define TG_RANK_K 3\n#define TG_RANK_V 3\n#define TG_F16 " << (dt == DType::F16 ? 1 : 0) << "\n";
+  e.kernel.name = name;
+  e.kernel.summary = summary.str();
+  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + tmaTemplate() + os.str() + attentionFlashTemplate();
+  if (failed(setGrid(e, fusion, tilesM * shape.batch))) return failure();
+  e.dims.block[0] = 384;
+  e.dims.sharedBytes = static_cast<uint32_t>(qBytes + stages * stageBytes + 1024 + 24 * stages);
+  return e;
+}
+
+}  // namespace tg::codegen

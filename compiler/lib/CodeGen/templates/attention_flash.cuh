@@ -1,0 +1,230 @@
+// ---- Flash-attention kernel for Hopper (compiler/lib/CodeGen/templates/attention_flash.cuh) ----
+// sm_90a. softmax(score(q @ k^T)) @ v without the scores in memory: each CTA takes 128 query
+// rows of one batch (a head, or a key/value head and the query rows that use it) and walks
+// the keys in blocks of TG_BN with an online softmax. The emitter (EmitAttention.cpp) defines
+// TG_NAME, TG_D (the head dim: 64, 128 or 256, q's, k's and v's), TG_BN (keys a block),
+// TG_STAGES, TG_RANK_K / TG_RANK_V (3 with a batch dim), TG_F16 (1: f16 operands, 0: bf16),
+// above this line templates/tma.cuh, the wrappers
+//   tg_wgmma_qk(s, da, db, acc)  wgmma m64 x TG_BN x k16: q (shared) @ k^T (shared, K-major)
+//   tg_wgmma_pv(o, a, db, acc)   wgmma m64 x TG_D x k16: p (registers) @ v (shared, MN-major)
+// and `struct TgBody`:
+//   kBatch, kM, kS, kTilesM     the problem (q [kM, TG_D], keys and values [kS, TG_D] a batch)
+//   q(b, m, d)                  a query element, as f32 (the ops the pass cloned with q)
+//   score(b, m, s, acc)         the fused ops between q @ k^T and the softmax (the score
+//                               modifier: a scale, masks, biases), on acc = q . k
+//   kBatchOf(b), vBatchOf(b)    the batch coordinate of batch b's keys and values (their
+//                               tensor maps': b, or 0 for keys and values all batches share)
+//   store2(b, m, d, v0, v1)     writes elements (m, d) and (m, d + 1) of the result.
+//
+// Three warpgroups. Warpgroup 0 is the producer: one thread loads the key and value blocks
+// with TMA into a ring of TG_STAGES stages (mbarriers: fullK[s] and fullV[s] with transaction
+// bytes, so the scores can start before the values land; empty[s], one arrival per
+// consumer). Warpgroups 1 and 2 are consumers, 64 query rows each. They write their q tile
+// into shared memory first (computed per element by q(), rounded to the operand type, in the
+// 128-byte swizzled layout wgmma reads), then per key block:
+//   1. s = q @ k^T on the tensor cores (wgmma, both operands in shared memory), f32;
+//   2. the score modifier on each score in registers; keys past kS and rows past kM are -inf;
+//   3. online softmax in f32: the row's new max m' (over the four threads of a row), the
+//      old sum and output scaled by e^(m - m'), p = e^(s - m') (ex2.approx), the sum
+//      accumulated per thread (the row's four partial sums meet once, at the end);
+//   4. o += p @ v on the tensor cores, p from registers: the f32 score accumulators' layout is
+//      the 16-bit A operand's layout of wgmma, so p is only rounded and packed.
+// The two consumers are not synchronised with each other: while one computes its softmax, the
+// other's products keep the tensor cores busy. At the end o / sum is stored; a row whose keys
+// were all masked has sum 0 and gives 0 (not NaN).
+
+#ifndef TG_F16
+#define TG_F16 0
+#endif
+#define TG_NEG_INF (-__int_as_float(0x7f800000))
+
+struct TgFlashMaps {
+  TgTensorMap k, v;
+};
+
+constexpr int kTgQBytes = 128 * TG_D * 2;         // the q tile: TG_D / 64 column blocks of 128 rows x 128 bytes
+constexpr int kTgKStageBytes = TG_BN * TG_D * 2;  // TG_D / 64 boxes of TG_BN rows x 128 bytes
+constexpr int kTgVStageBytes = TG_BN * TG_D * 2;  // (TG_BN / 64) x (TG_D / 64) boxes of 64 rows x 128 bytes
+static_assert(TG_D % 64 == 0 && TG_BN % 64 == 0, "the head dim and the key block are multiples of 64");
+
+__device__ __forceinline__ unsigned tg_flash_pack(float lo, float hi) {
+#if TG_F16
+  return tg_pack_f16x2(lo, hi);
+#else
+  return tg_pack_bf16x2(lo, hi);
+#endif
+}
+__device__ __forceinline__ float tg_flash_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1)
+    TG_NAME(const TgBody body, const __grid_constant__ TgFlashMaps maps) {
+  TG_GRID_PROLOGUE();
+  extern __shared__ unsigned char tg_dynamic_smem[];
+  const unsigned base = (tg_smem_addr(tg_dynamic_smem) + 1023u) & ~1023u;  // the swizzle's alignment
+  const unsigned qBase = base, kBase = qBase + kTgQBytes, vBase = kBase + TG_STAGES * kTgKStageBytes;
+  const unsigned barBase = vBase + TG_STAGES * kTgVStageBytes;  // fullK[s], fullV[s], empty[s]
+  const unsigned fullK = barBase, fullV = barBase + 8 * TG_STAGES, empty = barBase + 16 * TG_STAGES;
+  const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+  const int tile = blockIdx.x % (int)TgBody::kTilesM;
+  const long long b = blockIdx.x / (int)TgBody::kTilesM;
+  const int m0 = tile * 128;
+  constexpr int kBlocks = (int)((TgBody::kS + TG_BN - 1) / TG_BN);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < TG_STAGES; ++s) {
+      tg_mbar_init(fullK + 8 * s, 1);
+      tg_mbar_init(fullV + 8 * s, 1);
+      tg_mbar_init(empty + 8 * s, 2);  // one arrival per consumer
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+
+  if (wg == 0) {  // producer
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
+    if (t != 0) return;
+    const int kb_ = (int)TgBody::kBatchOf(b), vb_ = (int)TgBody::vBatchOf(b);
+    for (int j = 0; j < kBlocks; ++j) {
+      const int s = j % TG_STAGES;
+      const unsigned phase = (unsigned)(j / TG_STAGES) & 1u;
+      tg_mbar_wait(empty + 8 * s, phase ^ 1u);
+      const int n0 = j * TG_BN;
+      const unsigned kS = kBase + s * kTgKStageBytes, vS = vBase + s * kTgVStageBytes;
+      tg_mbar_expect_tx(fullK + 8 * s, kTgKStageBytes);
+#pragma unroll
+      for (int kb = 0; kb < TG_D / 64; ++kb) tg_tma_load(kS + kb * TG_BN * 128, &maps.k, fullK + 8 * s, 64 * kb, n0, kb_, TG_RANK_K);
+      tg_mbar_expect_tx(fullV + 8 * s, kTgVStageBytes);
+#pragma unroll
+      for (int r = 0; r < TG_BN / 64; ++r)
+#pragma unroll
+        for (int c = 0; c < TG_D / 64; ++c)
+          tg_tma_load(vS + (r * (TG_D / 64) + c) * 8192, &maps.v, fullV + 8 * s, 64 * c, n0 + 64 * r, vb_, TG_RANK_V);
+    }
+    return;
+  }
+
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+  const int c = wg - 1;
+  // The q tile, both consumers' rows: 16-byte chunks of 8 elements, row-major within each
+  // 64-column block, the chunk index XOR-ed with the row (128-byte swizzle).
+  {
+    const int ct = threadIdx.x - 128;
+    constexpr int kChunks = 128 * TG_D / 8;
+#pragma unroll 1
+    for (int ci = ct; ci < kChunks; ci += 256) {
+      const int row = ci / (TG_D / 8), c8 = ci % (TG_D / 8);
+      const int m = m0 + row;
+      float v[8];
+#pragma unroll
+      for (int e = 0; e < 8; ++e) v[e] = m < TgBody::kM ? body.q(b, m, 8 * c8 + e) : 0.0f;
+      const unsigned addr = qBase + (c8 / 8) * (128 * 128) + row * 128 + (((c8 % 8) ^ (row & 7)) << 4);
+      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(tg_flash_pack(v[0], v[1])),
+                   "r"(tg_flash_pack(v[2], v[3])), "r"(tg_flash_pack(v[4], v[5])), "r"(tg_flash_pack(v[6], v[7]))
+                   : "memory");
+    }
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // visible to wgmma (the async proxy)
+    asm volatile("bar.sync 1, 256;" ::: "memory");
+  }
+
+  // Thread t holds, of its warpgroup's 64 rows, rows r and r + 8 (r = 16 (t / 32) + (t % 32) / 4)
+  // at columns 8 j + 2 (t % 4) and the next one, for each 8-column block j (wgmma's f32 layout).
+  const int rowInTile = 64 * c + 16 * (t / 32) + (t % 32) / 4;
+  const int col = 2 * (t % 4);
+  constexpr float kLog2e = 1.4426950408889634f;
+  float o[TG_D / 2];
+#pragma unroll
+  for (int i = 0; i < TG_D / 2; ++i) o[i] = 0.0f;
+  float rowMax[2] = {TG_NEG_INF, TG_NEG_INF}, rowSum[2] = {0.0f, 0.0f};
+  const unsigned qRows = qBase + c * 64 * 128;
+
+#pragma unroll 1
+  for (int j = 0; j < kBlocks; ++j) {
+    const int s = j % TG_STAGES;
+    const unsigned phase = (unsigned)(j / TG_STAGES) & 1u;
+    const int n0 = j * TG_BN;
+    const unsigned kS = kBase + s * kTgKStageBytes, vS = vBase + s * kTgVStageBytes;
+    // 1. s = q @ k^T
+    float sc[TG_BN / 2];
+    tg_mbar_wait(fullK + 8 * s, phase);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int kb = 0; kb < TG_D / 64; ++kb)
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk)
+        tg_wgmma_qk(sc, tg_wgmma_desc(qRows + kb * 128 * 128 + 32 * kk, 16, 1024),
+                    tg_wgmma_desc(kS + kb * TG_BN * 128 + 32 * kk, 16, 1024), kb > 0 || kk > 0);
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    // 2. the score modifier, and the row maxima
+    float blockMax[2] = {TG_NEG_INF, TG_NEG_INF};
+#pragma unroll
+    for (int jj = 0; jj < TG_BN / 8; ++jj)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = m0 + rowInTile + 8 * h;
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int key = n0 + 8 * jj + col + e;
+          float& x = sc[4 * jj + 2 * h + e];
+          x = key < TgBody::kS && m < TgBody::kM ? body.score(b, m, key, x) : TG_NEG_INF;
+          blockMax[h] = fmaxf(blockMax[h], x);
+        }
+      }
+    // 3. online softmax (in log2 units: x log2(e))
+    float alpha[2], shift[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      blockMax[h] = fmaxf(blockMax[h], __shfl_xor_sync(0xffffffffu, blockMax[h], 1));
+      blockMax[h] = fmaxf(blockMax[h], __shfl_xor_sync(0xffffffffu, blockMax[h], 2));
+      const float next = fmaxf(rowMax[h], blockMax[h]);
+      // Every key so far masked: subtract 0 instead (the exps are 0, not NaN).
+      shift[h] = next == TG_NEG_INF ? 0.0f : next * kLog2e;
+      alpha[h] = tg_flash_exp2(rowMax[h] * kLog2e - shift[h]);
+      rowMax[h] = next;
+      rowSum[h] *= alpha[h];
+    }
+    unsigned p[TG_BN / 16][4];
+#pragma unroll
+    for (int jj = 0; jj < TG_BN / 8; ++jj) {
+      float e[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        e[i] = tg_flash_exp2(sc[4 * jj + i] * kLog2e - shift[i / 2]);
+        rowSum[i / 2] += e[i];
+      }
+      p[jj / 2][2 * (jj % 2)] = tg_flash_pack(e[0], e[1]);
+      p[jj / 2][2 * (jj % 2) + 1] = tg_flash_pack(e[2], e[3]);
+    }
+#pragma unroll
+    for (int i = 0; i < TG_D / 2; ++i) o[i] *= alpha[(i / 2) % 2];
+    // 4. o += p @ v
+    tg_mbar_wait(fullV + 8 * s, phase);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < TG_BN / 16; ++kk)
+      tg_wgmma_pv(o, p[kk], tg_wgmma_desc(vS + (kk / 4) * (TG_D / 64) * 8192 + 2048 * (kk % 4), 8192, 1024), 1);
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    if (t == 0) tg_mbar_arrive(empty + 8 * s);
+  }
+
+  // o / sum, the row's four partial sums first
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    rowSum[h] += __shfl_xor_sync(0xffffffffu, rowSum[h], 1);
+    rowSum[h] += __shfl_xor_sync(0xffffffffu, rowSum[h], 2);
+    rowSum[h] = rowSum[h] > 0.0f ? 1.0f / rowSum[h] : 0.0f;
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int m = m0 + rowInTile + 8 * h;
+    if (m >= TgBody::kM) continue;
+#pragma unroll
+    for (int jd = 0; jd < TG_D / 8; ++jd)
+      body.store2(b, m, 8 * jd + col, o[4 * jd + 2 * h] * rowSum[h], o[4 * jd + 2 * h + 1] * rowSum[h]);
+  }
+}

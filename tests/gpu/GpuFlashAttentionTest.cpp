@@ -1,0 +1,164 @@
+//===- GpuFlashAttentionTest.cpp - The flash-attention kernel on the GPU ---===//
+//
+// softmax(modify(q @ k^T * scale)) @ v with many query rows (prefill; tg-fuse-attention,
+// templates/attention_flash.cuh) run through the jit on the H200, one kernel, against a
+// float64 reference computed here from the same (rounded) inputs. Cases: causal and
+// unmasked, head dims 64, 128 and 256, bf16 and f16, rows and keys that are not multiples of
+// the 128-row tile or the key block, grouped-query attention folded into the rows of a
+// key/value head read from a layer's window of a cache (the decoder's form, with a device
+// position), rows whose keys are all masked (0, not NaN), large-magnitude scores, and two
+// score modifiers: a soft cap (tanh(s / c) * c) and an ALiBi bias from per-head slopes.
+// Random inputs from fixed seeds; skips without a GPU.
+//
+//===----------------------------------------------------------------------===//
+#include "GpuCompare.h"
+
+#include <tg/tg.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tg::Device;
+using tg::DType;
+using tg::Tensor;
+
+enum class Mask { none, causal, causalShifted };  // shifted: key <= row - 5 (rows 0..4 see nothing)
+enum class Modifier { none, softCap, alibi };
+
+struct Case {
+  const char* name;
+  int64_t heads, rows, keys, dim;
+  DType dtype;
+  Mask mask = Mask::none;
+  Modifier modifier = Modifier::none;
+  double qScale = 1.0;  // large-magnitude scores
+  // The decoder's form: `group` query heads per key/value head folded into the rows, keys
+  // and values read from layer 1 of a 2-layer cache, the mask against a device position.
+  int64_t group = 0;
+  int32_t pos = 0;
+};
+
+constexpr double kSoftCap = 20.0;
+
+/// The slope of head h for ALiBi (any fixed values: the kernel reads them as an input).
+double slopeOf(int64_t h) { return std::ldexp(1.0, -static_cast<int>(h % 8) - 1); }
+
+/// The row index a query row `m` of batch `b` masks with (the decoder's: pos + m % T).
+int64_t queryPosition(const Case& c, int64_t m) { return c.group ? c.pos + m % (c.rows / c.group) : m; }
+
+Tensor attention(const Case& c, const Tensor& q, const Tensor& kc, const Tensor& vc, const Tensor& slopes,
+                 const Tensor& pos) {
+  const int64_t S = c.keys, M = c.rows, H = c.heads;
+  const Device dev = q.device();
+  Tensor k = c.group ? tg::reshape(tg::slice(kc, 0, 1, 2), {H, S, c.dim}) : kc;
+  Tensor v = c.group ? tg::reshape(tg::slice(vc, 0, 1, 2), {H, S, c.dim}) : vc;
+  Tensor s = tg::cast(tg::matmul(q, tg::transpose(k, 1, 2)), DType::F32) * (1.0 / std::sqrt(double(c.dim)));
+  Tensor qp = c.group ? tg::reshape(tg::iota({c.group, M / c.group}, 1, DType::I32, dev), {1, M, 1}) + pos
+                      : tg::iota({1, M, 1}, 1, DType::I32, dev);
+  Tensor kp = tg::iota({1, 1, S}, 2, DType::I32, dev);
+  if (c.modifier == Modifier::softCap) s = tg::tanh(s * (1.0 / kSoftCap)) * kSoftCap;
+  if (c.modifier == Modifier::alibi) s = s - slopes * tg::cast(qp - kp, DType::F32);
+  if (c.mask == Mask::causal) s = tg::where(tg::le(kp, qp), s, -INFINITY);
+  if (c.mask == Mask::causalShifted) s = tg::where(tg::le(kp + 5, qp), s, -INFINITY);
+  return tg::matmul(tg::cast(tg::softmax(s, -1), v.dtype()), v);
+}
+
+/// The same in float64 from the inputs' values: q [H, M, D], k and v [H, S, D].
+std::vector<double> reference(const Case& c, const std::vector<float>& q, const std::vector<float>& k,
+                              const std::vector<float>& v) {
+  const int64_t H = c.heads, M = c.rows, S = c.keys, D = c.dim;
+  std::vector<double> out(static_cast<size_t>(H * M * D), 0.0), s(static_cast<size_t>(S));
+  const double scale = 1.0 / std::sqrt(double(D));
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t m = 0; m < M; ++m) {
+      double mx = -std::numeric_limits<double>::infinity();
+      const int64_t qp = queryPosition(c, m);
+      for (int64_t j = 0; j < S; ++j) {
+        double acc = 0;
+        for (int64_t d = 0; d < D; ++d) acc += double(q[(h * M + m) * D + d]) * double(k[(h * S + j) * D + d]);
+        double x = acc * scale;
+        if (c.modifier == Modifier::softCap) x = std::tanh(x / kSoftCap) * kSoftCap;
+        if (c.modifier == Modifier::alibi) x -= slopeOf(h) * double(qp - j);
+        const bool visible = c.mask == Mask::none || (c.mask == Mask::causal ? j <= qp : j + 5 <= qp);
+        s[j] = visible ? x : -std::numeric_limits<double>::infinity();
+        mx = std::max(mx, s[j]);
+      }
+      if (mx == -std::numeric_limits<double>::infinity()) continue;  // every key masked: 0
+      double sum = 0;
+      for (int64_t j = 0; j < S; ++j) sum += s[j] = std::exp(s[j] - mx);
+      for (int64_t j = 0; j < S; ++j)
+        for (int64_t d = 0; d < D; ++d) out[(h * M + m) * D + d] += s[j] / sum * double(v[(h * S + j) * D + d]);
+    }
+  return out;
+}
+
+std::vector<Case> cases() {
+  return {
+      {"causal_d128_bf16_ragged", 3, 1000, 1000, 128, DType::BF16, Mask::causal},
+      {"unmasked_d64_f16_ragged", 2, 300, 777, 64, DType::F16},
+      {"unmasked_d256_bf16", 2, 256, 320, 256, DType::BF16},
+      {"gqa_cache_window_device_position", 2, 4 * 130, 640, 128, DType::BF16, Mask::causal, Modifier::none, 1.0, 4, 300},
+      {"fully_masked_rows_give_zero", 2, 200, 150, 128, DType::BF16, Mask::causalShifted},
+      {"large_magnitude_scores", 2, 256, 500, 128, DType::BF16, Mask::causal, Modifier::none, 12.0},
+      {"soft_cap", 2, 384, 384, 128, DType::BF16, Mask::causal, Modifier::softCap, 6.0},
+      {"alibi", 4, 256, 300, 64, DType::BF16, Mask::causal, Modifier::alibi},
+  };
+}
+
+TEST(GpuFlashAttention, PrefillAttentionIsOneKernelAndMatchesAFloat64Reference) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const int64_t H = c.heads, M = c.rows, S = c.keys, D = c.dim;
+    Tensor q = tg::randn({H, M, D}, DType::F32, 21, Device::CPU);
+    if (c.qScale != 1.0) q = q * c.qScale;
+    q = tg::cast(q, c.dtype);
+    const std::vector<int64_t> cacheShape = c.group ? std::vector<int64_t>{2, H, S, D} : std::vector<int64_t>{H, S, D};
+    Tensor kc = tg::randn(cacheShape, c.dtype, 22, Device::CPU), vc = tg::randn(cacheShape, c.dtype, 23, Device::CPU);
+    std::vector<float> slopes;
+    for (int64_t h = 0; h < H; ++h) slopes.push_back(static_cast<float>(slopeOf(h)));
+    Tensor sl = tg::from_vector(slopes, {H, 1, 1});
+    Tensor pos = tg::from_vector(std::vector<int32_t>{c.pos}, {});
+    auto fn = [c](const Tensor& q, const Tensor& kc, const Tensor& vc, const Tensor& sl, const Tensor& pos) {
+      return attention(c, q, kc, vc, sl, pos);
+    };
+    auto fused = tg::jit(fn, tg::JitOptions{.fuse_attention = true});
+    std::vector<Tensor> dev = tggpu::toDevice({q, kc, vc, sl, pos}, Device::CUDA);
+    Tensor got = fused(dev[0], dev[1], dev[2], dev[3], dev[4]), again = fused(dev[0], dev[1], dev[2], dev[3], dev[4]);
+    tg::JitReport r = fused.report();
+    ASSERT_EQ(r.graphs.size(), 1u);
+    EXPECT_EQ(r.graphs[0].kernels, 1u) << r;
+
+    auto layer = [&](const Tensor& t) {
+      std::vector<float> all = tg::cast(t, DType::F32).to_vector<float>();
+      if (!c.group) return all;
+      return std::vector<float>(all.begin() + H * S * D, all.end());  // layer 1
+    };
+    std::vector<double> ref = reference(c, tg::cast(q, DType::F32).to_vector<float>(), layer(kc), layer(vc));
+    std::vector<float> refF(ref.begin(), ref.end());
+    // |o - ref| <= 2^-(p+1) |ref| (the result's rounding) + 2^-(p+1) max |v| (each
+    // unnormalised p rounded to the operand type before p @ v; the p sum to 1), doubled for
+    // the f32 scores, the approximate exp and the summation order.
+    const double eps = std::ldexp(1.0, -tggpu::mantissaBits(c.dtype) - 1);
+    tggpu::Tolerance tol;
+    tol.rel = 2 * eps;
+    tol.abs = 2 * eps * tggpu::maxAbs(vc) + 1e-5;
+    tol.rule = "result rounding + p rounding, against float64";
+    EXPECT_TRUE(tggpu::compare(tg::cast(got, DType::F32), tg::from_vector(refF, {H, M, D}), tol));
+    std::string why;
+    EXPECT_TRUE(tggpu::sameBits(got, again, why)) << why;  // the replay
+    if (c.mask == Mask::causalShifted) {  // rows 0..4 see no key: exactly 0
+      std::vector<float> g = tg::cast(got, DType::F32).to_vector<float>();
+      for (int64_t d = 0; d < 5 * D; ++d) ASSERT_EQ(g[static_cast<size_t>(d)], 0.0f) << d;
+    }
+  }
+}
+
+}  // namespace
