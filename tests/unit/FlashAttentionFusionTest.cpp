@@ -73,9 +73,9 @@ TEST(FlashAttentionFusion, PrefillAttentionIsOneFlashKernelThatCompilesForSm90a)
     const char* summary;
   };
   const Case cases[] = {
-      {4, 1000, 1000, 128, DType::BF16, "flash attention (wgmma + TMA, 128 x 128 tiles, 3 stages): 4 x softmax([1000 x 128]"},
-      {2, 300, 777, 64, DType::F16, "flash attention (wgmma + TMA, 128 x 128 tiles, 4 stages): 2 x softmax([300 x 64]"},
-      {2, 256, 320, 256, DType::BF16, "flash attention (wgmma + TMA, 128 x 64 tiles, 2 stages): 2 x softmax([256 x 256]"},
+      {4, 1000, 1000, 128, DType::BF16, "flash attention (wgmma + TMA, 128 x 128 tiles, 3 stages, 1 mask(s) skipping key blocks): 4 x softmax([1000 x 128]"},
+      {2, 300, 777, 64, DType::F16, "flash attention (wgmma + TMA, 128 x 128 tiles, 4 stages, 1 mask(s) skipping key blocks): 2 x softmax([300 x 64]"},
+      {2, 256, 320, 256, DType::BF16, "flash attention (wgmma + TMA, 128 x 64 tiles, 2 stages, 1 mask(s) skipping key blocks): 2 x softmax([256 x 256]"},
   };
   std::string why;
   const bool nvrtc = tg::rt::nvrtcAvailable(&why);

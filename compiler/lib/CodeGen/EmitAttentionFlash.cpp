@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "GemmEmission.h"
 #include "PointWriter.h"
+#include "ScoreMask.h"
 #include "ScalarMath.h"
 
 #include "tg/Dialect/Attention.h"
@@ -84,15 +85,25 @@ FailureOr<KernelEmission> emitFlashAttention(ir::FusionOp fusion, ir::MatmulOp s
     os << "  __device__ __forceinline__ float q(EIndex b, EIndex m, EIndex d) const {\n    (void)b, (void)m, (void)d;\n"
        << fn.str() << "    return (float)" << *q << ";\n  }\n";
   }
-  {
+  // score(): the modifier; unmasked(): the same where no mask removes the score (the masks'
+  // kept branches), for blocks blockMask() finds entirely visible.
+  const ScoreMasks masks = findScoreMasks(softmax.getInput());
+  for (bool unmasked : {false, true}) {
     std::ostringstream fn;
     PointWriter w(fn, sfx, options.precision);
     w.bind(scores.getResult(), "acc");
+    if (unmasked)
+      for (const ScoreMasks::Mask& mask : masks.masks) w.substitute(mask.select, mask.kept);
     FailureOr<std::string> s = w.at(softmax.getInput(), elementOf(shapeOf(scores.getResult()), "m", "s"));
     if (failed(s)) return failure();
-    os << "  __device__ __forceinline__ float score(EIndex b, EIndex m, EIndex s, float acc) const {\n"
+    os << "  __device__ __forceinline__ float " << (unmasked ? "unmasked" : "score")
+       << "(EIndex b, EIndex m, EIndex s, float acc) const {\n"
        << "    (void)b, (void)m, (void)s;\n" << fn.str() << "    return (float)" << *s << ";\n  }\n";
   }
+  os << "  __device__ __forceinline__ void blockMask(long long b, long long mLo, long long mHi, long long sLo, "
+        "long long sHi, bool& mayVisible, bool& mayMasked) const {\n"
+     << "    (void)b, (void)mLo, (void)mHi, (void)sLo, (void)sHi;\n"
+     << blockMaskBody(masks, shapeOf(scores.getResult())) << "  }\n";
   const DType outType = dtypeOfValue(fusion.getResult(0));
   os << "  __device__ __forceinline__ void store2(long long b, long long m, long long d, float v0, float v1) const {\n"
      << "    tg_store_pair(out0 + (b * kM + m) * " << D << "ll + d, " << storeConvert(outType, "v0") << ", "
@@ -117,7 +128,9 @@ FailureOr<KernelEmission> emitFlashAttention(ir::FusionOp fusion, ir::MatmulOp s
   const int64_t qBytes = 128 * D * 2, stageBytes = 2 * bn * D * 2;
   const int64_t stages = std::clamp<int64_t>((232448 - 1024 - 64 - qBytes) / stageBytes, 2, 4);
   std::ostringstream summary;
-  summary << "flash attention (wgmma + TMA, 128 x " << bn << " tiles, " << stages << " stages): " << shape.batch
+  summary << "flash attention (wgmma + TMA, 128 x " << bn << " tiles, " << stages << " stages"
+          << (masks.masks.empty() ? "" : ", " + std::to_string(masks.masks.size()) + " mask(s) skipping key blocks")
+          << "): " << shape.batch
           << " x softmax([" << shape.rows << " x " << D << "] @ [" << D << " x " << shape.keys << "]) @ ["
           << shape.keys << " x " << D << "]";
   std::ostringstream defines;

@@ -12,6 +12,7 @@ namespace tg::codegen {
 
 FailureOr<std::string> PointWriter::at(Value v, const DimIndices& idx) {
   if (auto it = bound_.find(v); it != bound_.end()) return it->second;
+  if (auto it = substituted_.find(v); it != substituted_.end()) return at(it->second, idx);
   if (DenseElementsAttr splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
   const std::string key = std::to_string(reinterpret_cast<uintptr_t>(v.getAsOpaquePointer())) + "@" +
                           linearize(idx).str(sfx_);

@@ -28,6 +28,8 @@ class PointWriter {
       : os_(os), sfx_(std::move(sfx)), precision_(precision) {}
 
   void bind(mlir::Value v, std::string name) { bound_[v] = std::move(name); }
+  /// Reads `with` wherever `v` is read (a mask's kept branch for the mask).
+  void substitute(mlir::Value v, mlir::Value with) { substituted_[v] = with; }
 
   /// The C expression of `v` at `idx` (a local it declared, an input load, a literal).
   mlir::FailureOr<std::string> at(mlir::Value v, const DimIndices& idx);
@@ -37,6 +39,7 @@ class PointWriter {
   std::string sfx_;
   Precision precision_;
   llvm::DenseMap<mlir::Value, std::string> bound_;
+  llvm::DenseMap<mlir::Value, mlir::Value> substituted_;
   std::map<std::string, std::string> memo_;
   int counter_ = 0;
 };

@@ -12,6 +12,10 @@
 //   q(b, m, d)                  a query element, as f32 (the ops the pass cloned with q)
 //   score(b, m, s, acc)         the fused ops between q @ k^T and the softmax (the score
 //                               modifier: a scale, masks, biases), on acc = q . k
+//   unmasked(b, m, s, acc)      the same without its masks (ScoreMask.h): for blocks that
+//                               no mask touches
+//   blockMask(b, mLo, mHi, sLo, sHi, mayVisible, mayMasked)  whether a score of rows
+//                               [mLo, mHi] x keys [sLo, sHi] may be visible, may be masked
 //   kBatchOf(b), vBatchOf(b)    the batch coordinate of batch b's keys and values (their
 //                               tensor maps': b, or 0 for keys and values all batches share)
 //   store2(b, m, d, v0, v1)     writes elements (m, d) and (m, d + 1) of the result.
@@ -24,6 +28,9 @@
 // 128-byte swizzled layout wgmma reads), then per key block:
 //   1. s = q @ k^T on the tensor cores (wgmma, both operands in shared memory), f32;
 //   2. the score modifier on each score in registers; keys past kS and rows past kM are -inf;
+//      a block no mask touches takes unmasked(); a block whose scores are all masked for the
+//      warpgroup's rows is skipped (its stage handed back), and one all masked for the CTA's
+//      rows is not even loaded (causal attention: about half of them);
 //   3. online softmax in f32: the row's new max m' (over the four threads of a row), the
 //      old sum and output scaled by e^(m - m'), p = e^(s - m') (ex2.approx), the sum
 //      accumulated per thread (the row's four partial sums meet once, at the end);
@@ -69,10 +76,20 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const unsigned barBase = vBase + TG_STAGES * kTgVStageBytes;  // fullK[s], fullV[s], empty[s]
   const unsigned fullK = barBase, fullV = barBase + 8 * TG_STAGES, empty = barBase + 16 * TG_STAGES;
   const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
-  const int tile = blockIdx.x % (int)TgBody::kTilesM;
+  // The last row tiles first: under a causal mask they have the most key blocks.
+  const int tile = (int)TgBody::kTilesM - 1 - blockIdx.x % (int)TgBody::kTilesM;
   const long long b = blockIdx.x / (int)TgBody::kTilesM;
   const int m0 = tile * 128;
   constexpr int kBlocks = (int)((TgBody::kS + TG_BN - 1) / TG_BN);
+  const long long ctaRows = (m0 + 127 < TgBody::kM ? m0 + 127 : TgBody::kM - 1);
+  // Whether key block j has a score any of the CTA's rows may see (blockMask: the masks'
+  // predicates over the block's ranges); the producer and both consumers skip it if not.
+  auto ctaNeeds = [&](int j) {
+    bool mayVisible, mayMasked;
+    const long long n0 = (long long)j * TG_BN, nHi = n0 + TG_BN - 1 < TgBody::kS ? n0 + TG_BN - 1 : TgBody::kS - 1;
+    body.blockMask(b, m0, ctaRows, n0, nHi, mayVisible, mayMasked);
+    return mayVisible;
+  };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < TG_STAGES; ++s) {
@@ -88,9 +105,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
     if (t != 0) return;
     const int kb_ = (int)TgBody::kBatchOf(b), vb_ = (int)TgBody::vBatchOf(b);
-    for (int j = 0; j < kBlocks; ++j) {
-      const int s = j % TG_STAGES;
-      const unsigned phase = (unsigned)(j / TG_STAGES) & 1u;
+    for (int j = 0, it = 0; j < kBlocks; ++j) {
+      if (!ctaNeeds(j)) continue;
+      const int s = it % TG_STAGES;
+      const unsigned phase = (unsigned)(it / TG_STAGES) & 1u;
+      ++it;
       tg_mbar_wait(empty + 8 * s, phase ^ 1u);
       const int n0 = j * TG_BN;
       const unsigned kS = kBase + s * kTgKStageBytes, vS = vBase + s * kTgVStageBytes;
@@ -140,13 +159,32 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   for (int i = 0; i < TG_D / 2; ++i) o[i] = 0.0f;
   float rowMax[2] = {TG_NEG_INF, TG_NEG_INF}, rowSum[2] = {0.0f, 0.0f};
   const unsigned qRows = qBase + c * 64 * 128;
+  const long long wLo = m0 + 64 * c, wHi = wLo + 63 < TgBody::kM ? wLo + 63 : TgBody::kM - 1;
 
 #pragma unroll 1
-  for (int j = 0; j < kBlocks; ++j) {
-    const int s = j % TG_STAGES;
-    const unsigned phase = (unsigned)(j / TG_STAGES) & 1u;
+  for (int j = 0, it = 0; j < kBlocks; ++j) {
+    if (!ctaNeeds(j)) continue;
+    const int s = it % TG_STAGES;
+    const unsigned phase = (unsigned)(it / TG_STAGES) & 1u;
+    ++it;
     const int n0 = j * TG_BN;
     const unsigned kS = kBase + s * kTgKStageBytes, vS = vBase + s * kTgVStageBytes;
+    // This warpgroup's rows: none of the block visible (or no rows left: a ragged last
+    // tile), or all of it, in bounds (no mask to evaluate per score).
+    bool mayVisible = wLo < TgBody::kM, mayMasked = true;
+    if (mayVisible) {
+      const long long nHi = n0 + TG_BN - 1 < TgBody::kS ? n0 + TG_BN - 1 : TgBody::kS - 1;
+      body.blockMask(b, wLo, wHi, n0, nHi, mayVisible, mayMasked);
+    }
+    if (!mayVisible) {
+      // The stage is handed back only once both of its copies have landed: the producer
+      // refills it after that, and no copy into it may still be in flight.
+      tg_mbar_wait(fullK + 8 * s, phase);
+      tg_mbar_wait(fullV + 8 * s, phase);
+      if (t == 0) tg_mbar_arrive(empty + 8 * s);
+      continue;
+    }
+    const bool interior = !mayMasked && n0 + TG_BN <= TgBody::kS && wLo + 63 < TgBody::kM;
     // 1. s = q @ k^T
     float sc[TG_BN / 2];
     tg_mbar_wait(fullK + 8 * s, phase);
@@ -161,6 +199,18 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     // 2. the score modifier, and the row maxima
     float blockMax[2] = {TG_NEG_INF, TG_NEG_INF};
+    if (interior) {
+#pragma unroll
+      for (int jj = 0; jj < TG_BN / 8; ++jj)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            float& x = sc[4 * jj + 2 * h + e];
+            x = body.unmasked(b, m0 + rowInTile + 8 * h, n0 + 8 * jj + col + e, x);
+            blockMax[h] = fmaxf(blockMax[h], x);
+          }
+    } else {
 #pragma unroll
     for (int jj = 0; jj < TG_BN / 8; ++jj)
 #pragma unroll
@@ -174,6 +224,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           blockMax[h] = fmaxf(blockMax[h], x);
         }
       }
+    }
     // 3. online softmax (in log2 units: x log2(e))
     float alpha[2], shift[2];
 #pragma unroll
