@@ -108,6 +108,61 @@ def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return a @ b
 
 
+# Attention (bench_attention.cpp): q, k, v [1, H, S, D], 32 x 4096 query rows a call.
+ATTN_SOFTCAP = 20.0
+
+
+def attention_math(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                   mod: str) -> torch.Tensor:
+    """The reference: scores in f32, as tg's graph computes them."""
+    s = (q @ k.transpose(-1, -2)).float() * q.shape[-1] ** -0.5
+    S = s.shape[-1]
+    row = torch.arange(S, device=q.device).view(S, 1)
+    key = torch.arange(S, device=q.device).view(1, S)
+    if mod == "softcap":
+        s = torch.tanh(s / ATTN_SOFTCAP) * ATTN_SOFTCAP
+    if mod == "alibi":
+        s = s - alibi_slopes(q.shape[1], q.device).view(-1, 1, 1) * (row - key)
+    if mod in ("causal", "alibi"):
+        s = s.masked_fill(key > row, float("-inf"))
+    return (torch.softmax(s, -1).to(v.dtype) @ v)
+
+
+def alibi_slopes(heads: int, device: torch.device) -> torch.Tensor:
+    return torch.tensor([2.0 ** (-(h % 8) - 1) for h in range(heads)], device=device)
+
+
+def attention_callable(variant: str, mod: str, heads: int, S: int):
+    """(q, k, v) -> o for an SDPA backend or FlexAttention, or None if it cannot."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: PLC0415
+    if variant in ("sdpa_flash", "sdpa_cudnn"):
+        if mod not in ("full", "causal"):
+            return None
+        backend = SDPBackend.FLASH_ATTENTION if variant == "sdpa_flash" else SDPBackend.CUDNN_ATTENTION
+
+        def call(q, k, v):
+            with sdpa_kernel(backend):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=mod == "causal")
+        return call
+    if variant == "flex":
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention  # noqa: PLC0415
+        flex = torch.compile(flex_attention)
+        slopes = alibi_slopes(heads, torch.device("cuda"))
+
+        def causal(b, h, q_idx, kv_idx):
+            return q_idx >= kv_idx
+        block_mask = create_block_mask(causal, None, None, S, S) if mod in ("causal", "alibi") else None
+
+        def score_mod(score, b, h, q_idx, kv_idx):
+            if mod == "softcap":
+                return torch.tanh(score / ATTN_SOFTCAP) * ATTN_SOFTCAP
+            if mod == "alibi":
+                return score - slopes[h] * (q_idx - kv_idx)
+            return score
+        return lambda q, k, v: flex(q, k, v, score_mod=score_mod, block_mask=block_mask)
+    raise ValueError(f"unknown attention variant {variant!r}")
+
+
 def softmax_rows(x: torch.Tensor) -> torch.Tensor:
     return torch.softmax(x, dim=-1)
 
@@ -142,6 +197,7 @@ class Case:
     flops: int | None = None
     variants: tuple[str, ...] = ("eager", "compile")
     host_timing: bool = False
+    attention: str | None = None       # the modifier of an attention case
     tf32: bool | None = None          # None: leave the matmul precision alone
     tags: tuple[str, ...] = ()
 
@@ -205,6 +261,20 @@ def build_cases(quick: bool) -> list[Case]:
                 cases.append(Case(f"{name}/{d}/{rows}x{n}", fn, [(rows, n)] + [(n,)] * weights, dt,
                                   bytes_moved=(2 * rows * n + weights * n) * es,
                                   tags=("rows", "rows-key") if key else ("rows",)))
+    # Attention (bench_attention.cpp): H = 32 * 4096 / S heads, bf16; FLOPs as FlashAttention
+    # counts them (causal: half). Tag `attention`.
+    for d in (128, 64):
+        for S in (4096, 8192, 16384):
+            for mod in ("full", "causal", "softcap", "alibi"):
+                if mod in ("softcap", "alibi") and (d != 128 or S != 8192):
+                    continue
+                H = 32 * 4096 // S
+                flops = 4 * H * S * S * d // (2 if mod in ("causal", "alibi") else 1)
+                variants = ("sdpa_flash", "sdpa_cudnn", "flex") if mod in ("full", "causal") else ("flex",)
+                cases.append(Case(f"attention/bf16/d{d}/s{S}/{mod}",
+                                  lambda q, k, v, mod=mod: attention_math(q, k, v, mod),
+                                  [(1, H, S, d)] * 3, torch.bfloat16, flops=flops,
+                                  variants=variants, attention=mod, tags=("attention",)))
     return cases
 
 
@@ -347,7 +417,17 @@ def bench_variant(case: Case, variant: str, sets: list[tuple[torch.Tensor, ...]]
                   ref: torch.Tensor, iters: int) -> dict:
     """Time one variant of a case; returns the fields of its result entry."""
     entry: dict = {}
-    if variant == "eager":
+    if case.attention is not None:
+        shape = case.shapes[0]
+        fn = attention_callable(variant, case.attention, shape[1], shape[2])
+        if fn is None:
+            return {"error": f"{variant} cannot express {case.attention}"}
+        out = fn(*sets[0])
+        torch.cuda.synchronize()
+        entry["check"] = check_close(out, ref, case.dtype)
+        del out
+        calls = [lambda a=a: fn(*a) for a in sets]
+    elif variant == "eager":
         calls = [lambda a=a: case.fn(*a) for a in sets]
     elif variant == "compile":
         compiled = torch.compile(case.fn, fullgraph=True)  # default mode

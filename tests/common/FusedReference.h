@@ -22,7 +22,7 @@ inline std::string runUpToFuse(mlir::ModuleOp module, bool fuse, bool fuseReduct
   tg::compiler::PipelineOptions options;
   options.fuse = fuse;
   options.fuseReductions = fuseReductions;
-  options.fuseAttention = fuseAttention;
+  options.fuseAttention = options.decodeAttention = fuseAttention;
   try {
     tg::compiler::compile(module, options, tg::compiler::Target::FusedReference);
   } catch (const tg::Error& e) {

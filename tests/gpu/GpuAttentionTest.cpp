@@ -3,7 +3,7 @@
 // softmax(modify(q @ k^T)) @ v of decode size (tg-fuse-attention, templates/attention.cuh) run
 // through the jit on the GPU, one kernel, against the same function on the CPU with every
 // input widened to f32 (so the reference keeps its scores and probabilities in f32) and
-// against the GPU's unfused kernels (JitOptions::fuse_attention = false, the default). Cases: grouped-query
+// against the GPU's unfused kernels (JitOptions::decode_attention = false, the default). Cases: grouped-query
 // decode (4 query heads per key/value head, a layer's window of a cache, a causal mask from
 // iotas and a device position), one and 16 query rows, key counts that are not multiples of
 // the blocks' shares (a cluster whose last block has fewer keys, or none), head dims 64, 96
@@ -80,7 +80,7 @@ TEST(GpuAttention, DecodeSizedAttentionIsOneKernelAndMatchesAnF32Reference) {
     // The reference: f32 inputs on the CPU, scores and probabilities in f32 (the kernel's
     // own precision; only the bf16/f16 rounding of p and of the result differ).
     Tensor ref = fn(tg::cast(q, DType::F32), tg::cast(kc, DType::F32), tg::cast(vc, DType::F32), pos);
-    auto fused = tg::jit(fn, tg::JitOptions{.fuse_attention = true});
+    auto fused = tg::jit(fn, tg::JitOptions{.decode_attention = true});
     auto unfused = tg::jit(fn);  // the default: the scores, the softmax and p @ v apart
     Tensor gq = q.to(Device::CUDA), gk = kc.to(Device::CUDA), gv = vc.to(Device::CUDA), gp = pos.to(Device::CUDA);
     Tensor got = fused(gq, gk, gv, gp), again = fused(gq, gk, gv, gp), apart = unfused(gq, gk, gv, gp);

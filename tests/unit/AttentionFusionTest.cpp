@@ -4,7 +4,7 @@
 // kernel (its summary: the cluster, the keys per block, the loads) that NVRTC compiles for
 // sm_90a (a cluster) and sm_80 (one block); the fused module, interpreted with f32 inside its
 // kernels as the kernel computes, agrees with the unfused one; prefill-sized attention on sm_80 and the
-// default options (PipelineOptions::fuseAttention off) keep the separate kernels. The GPU runs the kernel in
+// default options (PipelineOptions::decodeAttention off) keep the separate kernels. The GPU runs the kernel in
 // GpuAttentionTest.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -65,7 +65,7 @@ tg::rt::Plan planOf(const std::string& ir, const std::string& arch, bool fuseAtt
   if (!module) throw std::runtime_error("the traced IR does not parse:\n" + ir);
   tg::compiler::PipelineOptions options;
   options.codegen.arch = arch;
-  options.fuseAttention = fuseAttention;
+  options.fuseAttention = options.decodeAttention = fuseAttention;
   return tg::compiler::compile(*module, options);
 }
 
@@ -115,8 +115,16 @@ TEST(AttentionFusion, DecodeAttentionIsOneKernelThatCompilesForSm90aAndSm80) {
         ADD_FAILURE() << "does not compile for " << arch << ": " << e.what();
       }
     }
-    // Without the option (the default): the scores, the softmax and p @ v apart.
+    // Without the options: the scores, the softmax and p @ v apart; by default too
+    // (decode-sized attention needs PipelineOptions::decodeAttention).
     EXPECT_EQ(attentionKernels(planOf(ir, "sm_90a", /*fuseAttention=*/false)), 0);
+    {
+      std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
+      mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(ir, &tg::compiler::sharedContext());
+      tg::compiler::PipelineOptions defaults;
+      defaults.codegen.arch = "sm_90a";
+      EXPECT_EQ(attentionKernels(tg::compiler::compile(*module, defaults)), 0);
+    }
   }
 }
 

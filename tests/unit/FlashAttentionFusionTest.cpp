@@ -74,7 +74,7 @@ TEST(FlashAttentionFusion, PrefillAttentionIsOneFlashKernelThatCompilesForSm90a)
   };
   const Case cases[] = {
       {4, 1000, 1000, 128, DType::BF16, "flash attention (wgmma + TMA, 128 x 128 tiles, 3 stages, 1 mask(s) skipping key blocks): 4 x softmax([1000 x 128]"},
-      {2, 300, 777, 64, DType::F16, "flash attention (wgmma + TMA, 128 x 128 tiles, 4 stages, 1 mask(s) skipping key blocks): 2 x softmax([300 x 64]"},
+      {2, 300, 777, 64, DType::F16, "flash attention (wgmma + TMA, 192 x 128 tiles, 4 stages, 1 mask(s) skipping key blocks): 2 x softmax([300 x 64]"},
       {2, 256, 320, 256, DType::BF16, "flash attention (wgmma + TMA, 128 x 64 tiles, 2 stages, 1 mask(s) skipping key blocks): 2 x softmax([256 x 256]"},
   };
   std::string why;
@@ -86,8 +86,9 @@ TEST(FlashAttentionFusion, PrefillAttentionIsOneFlashKernelThatCompilesForSm90a)
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.str();
     EXPECT_EQ(plan.kernels[0].summary.rfind(c.summary, 0), 0u) << plan.kernels[0].summary;
     const tg::rt::PlanLaunch& l = plan.launches[0];
-    EXPECT_EQ(l.dims.grid[0], static_cast<uint32_t>((c.rows + 127) / 128 * c.heads));
-    EXPECT_EQ(l.dims.block[0], 384u);
+    const int64_t tileRows = c.d == 64 ? 192 : 128;  // 3 consumer warpgroups for head dim 64, else 2
+    EXPECT_EQ(l.dims.grid[0], static_cast<uint32_t>((c.rows + tileRows - 1) / tileRows * c.heads));
+    EXPECT_EQ(l.dims.block[0], static_cast<uint32_t>(tileRows / 64 * 128 + 128));
     EXPECT_LE(l.dims.sharedBytes, 232448u);
     // The keys and values of layer 1: the maps start at its first element.
     ASSERT_EQ(l.tensorMaps.size(), 2u);

@@ -45,7 +45,8 @@ namespace {
 
 constexpr const char* kUsage = R"(usage:
   tgc dump FILE.mlir|EXAMPLE [--stage=STAGE[,STAGE...]] [--arch=ARCH] [--no-fuse]
-           [--no-fuse-reductions] [--fuse-attention] [--precision=auto|accurate|fast]
+           [--no-fuse-reductions] [--no-fuse-attention] [--decode-attention]
+           [--precision=auto|accurate|fast]
            [--sm-count=N] [--out-dir=DIR]
       Prints each compilation stage. STAGE is one of: all (default), traced, canonicalize,
       decompose, fuse, select-matmul, assign-buffers, remarks, plan, cuda, ptx, cubin (binary,
@@ -53,14 +54,16 @@ constexpr const char* kUsage = R"(usage:
       target (default: this machine's GPU, or sm_90a without one). --out-dir also writes
       every stage (cubins included) as files into DIR. Needs no GPU. Reductions over trailing
       dims form row kernels with their producers and consumers; --no-fuse-reductions keeps
-      each a kernel of its own (--fuse-reductions, the default, is accepted). --fuse-attention
-      makes decode-sized softmax(modify(q @ k^T)) @ v one attention kernel (off by default;
-      --no-fuse-attention is accepted).
+      each a kernel of its own (--fuse-reductions, the default, is accepted).
+      softmax(modify(q @ k^T)) @ v with many query rows is one flash-attention kernel on
+      sm_90a; --no-fuse-attention keeps its kernels apart (--fuse-attention, the default, is
+      accepted). --decode-attention makes decode-sized attention (at most 16 query rows a
+      head) one kernel too (off by default).
   tgc run FILE.mlir --input A.npy [--input B.npy ...] --output OUT.npy [...]
-          [--device cpu|cuda] [--no-fuse] [--no-fuse-reductions] [--fuse-attention]
-          [--precision=...] [--bench=N]
+          [--device cpu|cuda] [--no-fuse] [--no-fuse-reductions] [--no-fuse-attention]
+          [--decode-attention] [--precision=...] [--bench=N]
       Runs the function in FILE.mlir on .npy inputs and writes .npy outputs
-      (--no-fuse-reductions, --fuse-attention: see dump).
+      (--no-fuse-reductions, --no-fuse-attention, --decode-attention: see dump).
   tgc examples
       Lists the built-in example graphs that `dump` accepts by name.
   tgc cache stats|list|clear [--dir=DIR]
@@ -76,7 +79,8 @@ struct Args {
   std::string arch, device = "auto", outDir, cacheDir;
   bool fuse = true;
   bool fuseReductions = true;
-  bool fuseAttention = false;
+  bool fuseAttention = true;
+  bool decodeAttention = false;
   int smCount = 0;
   int bench = 0;  // run: also time this many runs (median device time)
   tg::Precision precision = tg::Precision::Auto;
@@ -157,6 +161,8 @@ Args parseArgs(int argc, char** argv) {
       a.fuseAttention = true;
     } else if (arg == "--no-fuse-attention") {
       a.fuseAttention = false;
+    } else if (arg == "--decode-attention") {
+      a.fuseAttention = a.decodeAttention = true;
     } else if (isHelp(arg)) {
       a.command = "help";
       return a;
@@ -215,6 +221,7 @@ tg::compiler::PipelineOptions pipelineOptions(const Args& a, tg::rt::Gpu* gpu) {
       tg::compiler::pipelineOptionsFor(gpu ? &gpu->info() : nullptr, a.fuse, a.precision);
   p.fuseReductions = a.fuseReductions;
   p.fuseAttention = a.fuseAttention;
+  p.decodeAttention = a.decodeAttention;
   if (!a.arch.empty()) p.codegen.arch = a.arch;
   if (a.smCount > 0) p.codegen.smCount = a.smCount;
   return p;

@@ -67,7 +67,10 @@ FailureOr<KernelEmission> emitFlashAttention(ir::FusionOp fusion, ir::MatmulOp s
   int64_t bound = std::max({numelOf(scores.getResult()), numelOf(values.getResult()), numelOf(scores.getA())});
   for (BlockArgument arg : body.getArguments()) bound = std::max(bound, numelOf(arg));
   const std::string index = indexType(bound + 256, sfx);
-  const int64_t tilesM = (shape.rows + 127) / 128;
+  // Consumer warpgroups of 64 rows: 3 for head dim 64 (its softmax weighs more against its
+  // products: more of them overlap), else 2 (the registers of 64 x D accumulators).
+  const int64_t consumers = D == 64 ? 3 : 2, tileRows = 64 * consumers;
+  const int64_t tilesM = (shape.rows + tileRows - 1) / tileRows;
   os << "struct TgBody {\n";
   os << "  typedef " << index << " EIndex;\n";
   os << "  static constexpr long long kBatch = " << shape.batch << "ll, kM = " << shape.rows << "ll, kS = " << shape.keys
@@ -125,22 +128,22 @@ FailureOr<KernelEmission> emitFlashAttention(ir::FusionOp fusion, ir::MatmulOp s
   e.tensorMaps.push_back({v->input, vm});
 
   // Stages: as many as the 227 KiB allow, at most 4 (3 for head dim 128, 2 for 256).
-  const int64_t qBytes = 128 * D * 2, stageBytes = 2 * bn * D * 2;
+  const int64_t qBytes = tileRows * D * 2, stageBytes = 2 * bn * D * 2;
   const int64_t stages = std::clamp<int64_t>((232448 - 1024 - 64 - qBytes) / stageBytes, 2, 4);
   std::ostringstream summary;
-  summary << "flash attention (wgmma + TMA, 128 x " << bn << " tiles, " << stages << " stages"
+  summary << "flash attention (wgmma + TMA, " << tileRows << " x " << bn << " tiles, " << stages << " stages"
           << (masks.masks.empty() ? "" : ", " + std::to_string(masks.masks.size()) + " mask(s) skipping key blocks")
           << "): " << shape.batch
           << " x softmax([" << shape.rows << " x " << D << "] @ [" << D << " x " << shape.keys << "]) @ ["
           << shape.keys << " x " << D << "]";
   std::ostringstream defines;
   defines << "#define TG_D " << D << "\n#define TG_BN " << bn << "\n#define TG_STAGES " << stages
-          << "\n#define TG_RANK_K 3\n#define TG_RANK_V 3\n#define TG_F16 " << (dt == DType::F16 ? 1 : 0) << "\n";
+          << "\n#define TG_CONSUMERS " << consumers << "\n#define TG_RANK_K 3\n#define TG_RANK_V 3\n#define TG_F16 " << (dt == DType::F16 ? 1 : 0) << "\n";
   e.kernel.name = name;
   e.kernel.summary = summary.str();
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + tmaTemplate() + os.str() + attentionFlashTemplate();
   if (failed(setGrid(e, fusion, tilesM * shape.batch))) return failure();
-  e.dims.block[0] = 384;
+  e.dims.block[0] = static_cast<uint32_t>(128 * (consumers + 1));
   e.dims.sharedBytes = static_cast<uint32_t>(qBytes + stages * stageBytes + 1024 + 24 * stages);
   return e;
 }

@@ -86,7 +86,8 @@ ir::MatmulOp scoresOf(Value v, SmallVectorImpl<Operation*>& chain, int depth = 0
 
 /// Why `softmax` does not end an attention `m` builds (empty: it does); `looks` says whether
 /// it reads a matmul's scores or feeds a matmul (a refusal worth a remark).
-std::string matchAttention(ir::SoftmaxOp softmax, int smVersion, int64_t maxCluster, Match& m, bool& looks) {
+std::string matchAttention(ir::SoftmaxOp softmax, int smVersion, int64_t maxCluster, bool decode, Match& m,
+                           bool& looks) {
   looks = false;
   auto type = cast<RankedTensorType>(softmax.getType());
   m.softmax = softmax;
@@ -125,8 +126,11 @@ std::string matchAttention(ir::SoftmaxOp softmax, int smVersion, int64_t maxClus
     if (!contiguousWindowOffset(traceLayout(kv)))
       return "the " + std::string(kv == m.scores.getB() ? "keys" : "values") +
              " are read through a transpose, broadcast or strided slice, not as rows in memory";
-  if (std::string why = whyNotAttentionKernel(attentionShape(m.scores, m.values), smVersion, maxCluster); !why.empty())
-    return why;
+  const AttentionShape shape = attentionShape(m.scores, m.values);
+  if (!decode && attentionKernel(shape) == AttentionKernel::decode)
+    return std::to_string(shape.rows) + " query rows per head: decode-sized attention stays separate kernels "
+           "(the decode kernel is slower on the H200; JitOptions::decode_attention turns it on)";
+  if (std::string why = whyNotAttentionKernel(shape, smVersion, maxCluster); !why.empty()) return why;
   return {};
 }
 
@@ -200,7 +204,7 @@ struct TgFuseAttentionPass final : impl::TgFuseAttentionBase<TgFuseAttentionPass
     for (ir::SoftmaxOp softmax : softmaxes) {
       Match m;
       bool looks = false;
-      std::string why = matchAttention(softmax, sm, maxCluster, m, looks);
+      std::string why = matchAttention(softmax, sm, maxCluster, decode, m, looks);
       if (why.empty()) {
         buildAttention(m);
         ++numFused;

@@ -51,6 +51,7 @@ std::vector<PipelineStage> pipelineStages(const PipelineOptions& o) {
            TgFuseAttentionOptions attention;
            attention.arch = o.codegen.arch;
            attention.maxCluster = o.codegen.tuning.attentionCluster;
+           attention.decode = o.decodeAttention;
            pm.addNestedPass<func::FuncOp>(createTgFuseAttention(attention));
          }
          pm.addNestedPass<func::FuncOp>(createTgDecomposeComposites());

@@ -362,12 +362,16 @@ struct JitOptions {
   /// is one row kernel with the elementwise ops that produce its input and those that read
   /// its result back over the rows. false: every reduction is a kernel of its own.
   bool fuse_reductions = true;
-  /// With `fuse`: softmax(modify(q @ k^T)) @ v with a few query rows per head (decode) is one
-  /// attention kernel, the scores never stored; the ops between the products (a scale, a mask,
-  /// a cast) run inside it. Off by default (false: the scores, the softmax and p @ v are
-  /// kernels of their own) until the kernel is faster than those on the H200
+  /// With `fuse`: softmax(modify(q @ k^T)) @ v with more than 16 query rows per head
+  /// (prefill, training) is one flash-attention kernel on sm_90a, the scores never stored;
+  /// the ops between the products (a scale, masks, which also skip the key blocks they
+  /// remove, biases, a soft cap, a cast) run inside it. false: the scores, the softmax and
+  /// p @ v are kernels of their own.
+  bool fuse_attention = true;
+  /// With `fuse_attention`: decode-sized attention (at most 16 query rows per head) is one
+  /// kernel too. Off by default: on the H200 that kernel is slower than the separate ones
   /// (benchmarks/RESULTS.md, 2026-12-03 14:30).
-  bool fuse_attention = false;
+  bool decode_attention = false;
   /// How kernels evaluate exp, tanh, division, ... (see tg/Support/Precision.h).
   Precision precision = Precision::Auto;
   /// Throw tg::GraphBreakError at the first graph break instead of splitting the graph.

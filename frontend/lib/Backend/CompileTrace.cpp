@@ -65,6 +65,7 @@ std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& opti
       compiler::pipelineOptionsFor(gpu ? &gpu->info() : nullptr, options.fuse, options.precision);
   pipeline.fuseReductions = options.fuse_reductions;
   pipeline.fuseAttention = options.fuse_attention;
+  pipeline.decodeAttention = options.decode_attention;
   if (device == Device::CUDA || sink) {
     // A CPU function under TG_DUMP: its kernels are dumped as the GPU would compile them.
     OwningOpRef<ModuleOp> copy = module->clone();

@@ -1,6 +1,7 @@
 // RUN: tg-opt %s -split-input-file -tg-fuse-attention 2>/dev/null | FileCheck %s
 // RUN: tg-opt %s -split-input-file -tg-fuse-attention 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // RUN: tg-opt %s -split-input-file -tg-fuse-attention=arch=sm_80 2>&1 >/dev/null | FileCheck %s --check-prefix=SM80
+// RUN: tg-opt %s -split-input-file -tg-fuse-attention=decode=false 2>&1 >/dev/null | FileCheck %s --check-prefix=NODECODE
 //
 // softmax(modify(q @ k^T)) @ v of decode size becomes one attention fusion; the mask's cone
 // (iotas, a position) and the scale are cloned in, the keys' and values' layer windows are
@@ -19,6 +20,7 @@
 // CHECK: %[[PV:.+]] = tg.matmul
 // CHECK: tg.yield %[[PV]]
 // CHECK: return %[[O]]
+// NODECODE: remark: not fused into an attention kernel: 4 query rows per head: decode-sized attention stays separate kernels
 func.func @decode(%q: tensor<4x4x128xbf16>, %kc: tensor<2x4x640x128xbf16>, %vc: tensor<2x4x640x128xbf16>,
                   %pos: tensor<i32>) -> tensor<4x4x128xbf16> {
   %k0 = tg.slice %kc starts = [1, 0, 0, 0] limits = [2, 4, 640, 128] steps = [1, 1, 1, 1] : tensor<2x4x640x128xbf16> to tensor<1x4x640x128xbf16>

@@ -1,9 +1,11 @@
 // ---- Flash-attention kernel for Hopper (compiler/lib/CodeGen/templates/attention_flash.cuh) ----
-// sm_90a. softmax(score(q @ k^T)) @ v without the scores in memory: each CTA takes 128 query
-// rows of one batch (a head, or a key/value head and the query rows that use it) and walks
+// sm_90a. softmax(score(q @ k^T)) @ v without the scores in memory: each CTA takes TG_ROWS
+// (64 x TG_CONSUMERS) query rows of one batch (a head, or a key/value head and the query rows that use it) and walks
 // the keys in blocks of TG_BN with an online softmax. The emitter (EmitAttention.cpp) defines
 // TG_NAME, TG_D (the head dim: 64, 128 or 256, q's, k's and v's), TG_BN (keys a block),
-// TG_STAGES, TG_RANK_K / TG_RANK_V (3 with a batch dim), TG_F16 (1: f16 operands, 0: bf16),
+// TG_STAGES, TG_CONSUMERS (consumer warpgroups: 2, or 3 for head dim 64, whose softmax
+// weighs more against its products), TG_RANK_K / TG_RANK_V (3 with a batch dim), TG_F16
+// (1: f16 operands, 0: bf16),
 // above this line templates/tma.cuh, the wrappers
 //   tg_wgmma_qk(s, da, db, acc)  wgmma m64 x TG_BN x k16: q (shared) @ k^T (shared, K-major)
 //   tg_wgmma_pv(o, a, db, acc)   wgmma m64 x TG_D x k16: p (registers) @ v (shared, MN-major)
@@ -20,10 +22,10 @@
 //                               tensor maps': b, or 0 for keys and values all batches share)
 //   store2(b, m, d, v0, v1)     writes elements (m, d) and (m, d + 1) of the result.
 //
-// Three warpgroups. Warpgroup 0 is the producer: one thread loads the key and value blocks
+// 1 + TG_CONSUMERS warpgroups. Warpgroup 0 is the producer: one thread loads the key and value blocks
 // with TMA into a ring of TG_STAGES stages (mbarriers: fullK[s] and fullV[s] with transaction
 // bytes, so the scores can start before the values land; empty[s], one arrival per
-// consumer). Warpgroups 1 and 2 are consumers, 64 query rows each. They write their q tile
+// consumer). The others are consumers, 64 query rows each. They write their q tile
 // into shared memory first (computed per element by q(), rounded to the operand type, in the
 // 128-byte swizzled layout wgmma reads), then per key block:
 //   1. s = q @ k^T on the tensor cores (wgmma, both operands in shared memory), f32;
@@ -35,21 +37,29 @@
 //      old sum and output scaled by e^(m - m'), p = e^(s - m') (ex2.approx), the sum
 //      accumulated per thread (the row's four partial sums meet once, at the end);
 //   4. o += p @ v on the tensor cores, p from registers: the f32 score accumulators' layout is
-//      the 16-bit A operand's layout of wgmma, so p is only rounded and packed.
-// The two consumers are not synchronised with each other: while one computes its softmax, the
-// other's products keep the tensor cores busy. At the end o / sum is stored; a row whose keys
+//      the 16-bit A operand's layout of wgmma, so p is only rounded and packed. It is issued
+//      behind the next block's q @ k^T, so that it runs during that block's softmax (FA3's
+//      intra-warpgroup overlap); o is rescaled once it is done.
+// The consumers are not synchronised with each other: while one computes its softmax, the
+// others' products keep the tensor cores busy. At the end o / sum is stored; a row whose keys
 // were all masked has sum 0 and gives 0 (not NaN).
 
 #ifndef TG_F16
 #define TG_F16 0
 #endif
+#ifndef TG_CONSUMERS
+#define TG_CONSUMERS 2
+#endif
+#define TG_ROWS (64 * TG_CONSUMERS)  // query rows a CTA
+// Registers: the producer gives its share to the consumers (65536 a block, multiples of 8).
+#define TG_CONSUMER_REGS (TG_CONSUMERS == 2 ? 240 : 160)
 #define TG_NEG_INF (-__int_as_float(0x7f800000))
 
 struct TgFlashMaps {
   TgTensorMap k, v;
 };
 
-constexpr int kTgQBytes = 128 * TG_D * 2;         // the q tile: TG_D / 64 column blocks of 128 rows x 128 bytes
+constexpr int kTgQBytes = TG_ROWS * TG_D * 2;     // the q tile: TG_D / 64 column blocks of TG_ROWS rows x 128 bytes
 constexpr int kTgKStageBytes = TG_BN * TG_D * 2;  // TG_D / 64 boxes of TG_BN rows x 128 bytes
 constexpr int kTgVStageBytes = TG_BN * TG_D * 2;  // (TG_BN / 64) x (TG_D / 64) boxes of 64 rows x 128 bytes
 static_assert(TG_D % 64 == 0 && TG_BN % 64 == 0, "the head dim and the key block are multiples of 64");
@@ -67,7 +77,15 @@ __device__ __forceinline__ float tg_flash_exp2(float x) {
   return y;
 }
 
-extern "C" __global__ void __launch_bounds__(384, 1)
+// o += p @ v for the values at vS (issued and committed, not waited for).
+__device__ __forceinline__ void tg_flash_pv(float (&o)[TG_D / 2], const unsigned (&p)[TG_BN / 16][4], unsigned vS) {
+#pragma unroll
+  for (int kk = 0; kk < TG_BN / 16; ++kk)
+    tg_wgmma_pv(o, p[kk], tg_wgmma_desc(vS + (kk / 4) * (TG_D / 64) * 8192 + 2048 * (kk % 4), 8192, 1024), 1);
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
     TG_NAME(const TgBody body, const __grid_constant__ TgFlashMaps maps) {
   TG_GRID_PROLOGUE();
   extern __shared__ unsigned char tg_dynamic_smem[];
@@ -79,9 +97,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // The last row tiles first: under a causal mask they have the most key blocks.
   const int tile = (int)TgBody::kTilesM - 1 - blockIdx.x % (int)TgBody::kTilesM;
   const long long b = blockIdx.x / (int)TgBody::kTilesM;
-  const int m0 = tile * 128;
+  const int m0 = tile * TG_ROWS;
   constexpr int kBlocks = (int)((TgBody::kS + TG_BN - 1) / TG_BN);
-  const long long ctaRows = (m0 + 127 < TgBody::kM ? m0 + 127 : TgBody::kM - 1);
+  const long long ctaRows = (m0 + TG_ROWS - 1 < TgBody::kM ? m0 + TG_ROWS - 1 : TgBody::kM - 1);
   // Whether key block j has a score any of the CTA's rows may see (blockMask: the masks'
   // predicates over the block's ranges); the producer and both consumers skip it if not.
   auto ctaNeeds = [&](int j) {
@@ -95,7 +113,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     for (int s = 0; s < TG_STAGES; ++s) {
       tg_mbar_init(fullK + 8 * s, 1);
       tg_mbar_init(fullV + 8 * s, 1);
-      tg_mbar_init(empty + 8 * s, 2);  // one arrival per consumer
+      tg_mbar_init(empty + 8 * s, TG_CONSUMERS);  // one arrival per consumer
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -126,27 +144,27 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     return;
   }
 
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(TG_CONSUMER_REGS));
   const int c = wg - 1;
-  // The q tile, both consumers' rows: 16-byte chunks of 8 elements, row-major within each
+  // The q tile, every consumer's rows: 16-byte chunks of 8 elements, row-major within each
   // 64-column block, the chunk index XOR-ed with the row (128-byte swizzle).
   {
     const int ct = threadIdx.x - 128;
-    constexpr int kChunks = 128 * TG_D / 8;
+    constexpr int kChunks = TG_ROWS * TG_D / 8;
 #pragma unroll 1
-    for (int ci = ct; ci < kChunks; ci += 256) {
+    for (int ci = ct; ci < kChunks; ci += 128 * TG_CONSUMERS) {
       const int row = ci / (TG_D / 8), c8 = ci % (TG_D / 8);
       const int m = m0 + row;
       float v[8];
 #pragma unroll
       for (int e = 0; e < 8; ++e) v[e] = m < TgBody::kM ? body.q(b, m, 8 * c8 + e) : 0.0f;
-      const unsigned addr = qBase + (c8 / 8) * (128 * 128) + row * 128 + (((c8 % 8) ^ (row & 7)) << 4);
+      const unsigned addr = qBase + (c8 / 8) * (TG_ROWS * 128) + row * 128 + (((c8 % 8) ^ (row & 7)) << 4);
       asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(tg_flash_pack(v[0], v[1])),
                    "r"(tg_flash_pack(v[2], v[3])), "r"(tg_flash_pack(v[4], v[5])), "r"(tg_flash_pack(v[6], v[7]))
                    : "memory");
     }
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // visible to wgmma (the async proxy)
-    asm volatile("bar.sync 1, 256;" ::: "memory");
+    asm volatile("bar.sync 1, %0;" ::"n"(128 * TG_CONSUMERS) : "memory");
   }
 
   // Thread t holds, of its warpgroup's 64 rows, rows r and r + 8 (r = 16 (t / 32) + (t % 32) / 4)
@@ -160,6 +178,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   float rowMax[2] = {TG_NEG_INF, TG_NEG_INF}, rowSum[2] = {0.0f, 0.0f};
   const unsigned qRows = qBase + c * 64 * 128;
   const long long wLo = m0 + 64 * c, wHi = wLo + 63 < TgBody::kM ? wLo + 63 : TgBody::kM - 1;
+  unsigned p[TG_BN / 16][4];  // the probabilities of stage `prev`'s block, packed as wgmma's A
+  int prev = -1;              // the stage whose p @ v is still to be issued
+  unsigned prevPhase = 0;
 
 #pragma unroll 1
   for (int j = 0, it = 0; j < kBlocks; ++j) {
@@ -168,7 +189,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     const unsigned phase = (unsigned)(it / TG_STAGES) & 1u;
     ++it;
     const int n0 = j * TG_BN;
-    const unsigned kS = kBase + s * kTgKStageBytes, vS = vBase + s * kTgVStageBytes;
+    const unsigned kS = kBase + s * kTgKStageBytes;
     // This warpgroup's rows: none of the block visible (or no rows left: a ragged last
     // tile), or all of it, in bounds (no mask to evaluate per score).
     bool mayVisible = wLo < TgBody::kM, mayMasked = true;
@@ -185,18 +206,25 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       continue;
     }
     const bool interior = !mayMasked && n0 + TG_BN <= TgBody::kS && wLo + 63 < TgBody::kM;
-    // 1. s = q @ k^T
+    // 1. s = q @ k^T and, behind it on the tensor cores, the previous block's o += p @ v:
+    //    this block's softmax (2, 3) runs while that product does.
     float sc[TG_BN / 2];
     tg_mbar_wait(fullK + 8 * s, phase);
+    if (prev >= 0) tg_mbar_wait(fullV + 8 * prev, prevPhase);
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
     for (int kb = 0; kb < TG_D / 64; ++kb)
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk)
-        tg_wgmma_qk(sc, tg_wgmma_desc(qRows + kb * 128 * 128 + 32 * kk, 16, 1024),
+        tg_wgmma_qk(sc, tg_wgmma_desc(qRows + kb * TG_ROWS * 128 + 32 * kk, 16, 1024),
                     tg_wgmma_desc(kS + kb * TG_BN * 128 + 32 * kk, 16, 1024), kb > 0 || kk > 0);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    if (prev >= 0) {
+      tg_flash_pv(o, p, vBase + prev * kTgVStageBytes);
+      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");  // s is ready
+    } else {
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    }
     // 2. the score modifier, and the row maxima
     float blockMax[2] = {TG_NEG_INF, TG_NEG_INF};
     if (interior) {
@@ -238,29 +266,34 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       rowMax[h] = next;
       rowSum[h] *= alpha[h];
     }
-    unsigned p[TG_BN / 16][4];
+    // The exps in place (p @ v of the previous block still reads p).
 #pragma unroll
-    for (int jj = 0; jj < TG_BN / 8; ++jj) {
-      float e[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        e[i] = tg_flash_exp2(sc[4 * jj + i] * kLog2e - shift[i / 2]);
-        rowSum[i / 2] += e[i];
-      }
-      p[jj / 2][2 * (jj % 2)] = tg_flash_pack(e[0], e[1]);
-      p[jj / 2][2 * (jj % 2) + 1] = tg_flash_pack(e[2], e[3]);
+    for (int i = 0; i < TG_BN / 2; ++i) {
+      sc[i] = tg_flash_exp2(sc[i] * kLog2e - shift[(i / 2) % 2]);
+      rowSum[(i / 2) % 2] += sc[i];
+    }
+    // 4. Once the previous product is done (its stage goes back to the producer), o is
+    //    rescaled and p becomes this block's, for its product behind the next block's scores.
+    if (prev >= 0) {
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      if (t == 0) tg_mbar_arrive(empty + 8 * prev);
     }
 #pragma unroll
     for (int i = 0; i < TG_D / 2; ++i) o[i] *= alpha[(i / 2) % 2];
-    // 4. o += p @ v
-    tg_mbar_wait(fullV + 8 * s, phase);
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-    for (int kk = 0; kk < TG_BN / 16; ++kk)
-      tg_wgmma_pv(o, p[kk], tg_wgmma_desc(vS + (kk / 4) * (TG_D / 64) * 8192 + 2048 * (kk % 4), 8192, 1024), 1);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    for (int jj = 0; jj < TG_BN / 8; ++jj) {
+      p[jj / 2][2 * (jj % 2)] = tg_flash_pack(sc[4 * jj], sc[4 * jj + 1]);
+      p[jj / 2][2 * (jj % 2) + 1] = tg_flash_pack(sc[4 * jj + 2], sc[4 * jj + 3]);
+    }
+    prev = s;
+    prevPhase = phase;
+  }
+  if (prev >= 0) {  // the last block's product
+    tg_mbar_wait(fullV + 8 * prev, prevPhase);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    tg_flash_pv(o, p, vBase + prev * kTgVStageBytes);
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    if (t == 0) tg_mbar_arrive(empty + 8 * s);
+    if (t == 0) tg_mbar_arrive(empty + 8 * prev);
   }
 
   // o / sum, the row's four partial sums first
