@@ -33,6 +33,7 @@ Tuning tuningFromEnvironment() {
   readInt("TG_ROW_CLUSTER_GROUP", t.rowClusterGroup);
   readInt("TG_PDL", t.pdl);
   readInt("TG_ATTENTION_CLUSTER", t.attentionCluster);
+  readInt("TG_ATTENTION_PINGPONG", t.attentionPingpong);
   return t;
 }
 

@@ -37,6 +37,10 @@ struct Tuning {
   /// TG_ATTENTION_CLUSTER: at most this many blocks (1-8) share a batch's keys in an attention
   /// kernel (tg/Dialect/Attention.h; 0: the default, up to 8 on sm_90).
   int attentionCluster = 0;
+  /// TG_ATTENTION_PINGPONG: 1 makes the flash-attention kernel's consumer warpgroups take
+  /// turns issuing their products (FlashAttention-3's ping-pong), 0 leaves them free; -1:
+  /// the default (attention_flash.cuh's TG_PINGPONG).
+  int attentionPingpong = -1;
   /// TG_PDL=1: programmatic dependent launch on sm_90+ (each kernel waits for its predecessor
   /// with griddepcontrol; launches and CUDA graph edges let it start early:
   /// Plan::programmaticLaunches). Off by default until measured on the GPU.

@@ -50,6 +50,9 @@
 #ifndef TG_CONSUMERS
 #define TG_CONSUMERS 2
 #endif
+#ifndef TG_PINGPONG
+#define TG_PINGPONG 1
+#endif
 #define TG_ROWS (64 * TG_CONSUMERS)  // query rows a CTA
 // Registers: the producer gives its share to the consumers (65536 a block, multiples of 8).
 #define TG_CONSUMER_REGS (TG_CONSUMERS == 2 ? 240 : 160)
@@ -178,9 +181,32 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
   float rowMax[2] = {TG_NEG_INF, TG_NEG_INF}, rowSum[2] = {0.0f, 0.0f};
   const unsigned qRows = qBase + c * 64 * 128;
   const long long wLo = m0 + 64 * c, wHi = wLo + 63 < TgBody::kM ? wLo + 63 : TgBody::kM - 1;
-  unsigned p[TG_BN / 16][4];  // the probabilities of stage `prev`'s block, packed as wgmma's A
-  int prev = -1;              // the stage whose p @ v is still to be issued
+  // The probabilities of stage `prev`'s block, packed as wgmma's A. Before the first block
+  // they are 0, and its product adds 0 times the first block's values: the product is issued
+  // in every iteration, outside any branch, which keeps ptxas from serialising the wgmmas.
+  unsigned p[TG_BN / 16][4];
+#pragma unroll
+  for (int kk = 0; kk < TG_BN / 16; ++kk) p[kk][0] = p[kk][1] = p[kk][2] = p[kk][3] = 0u;
+  int prev = -1;  // the stage whose p @ v is still to be issued
   unsigned prevPhase = 0;
+#if TG_PINGPONG
+  // Ping-pong (FlashAttention-3): the consumers issue their products in turn, round robin,
+  // each waiting on its named barrier (2 + c) for the one before to have issued, so that
+  // one's softmax runs while the others' products keep the tensor cores busy. Every
+  // consumer takes the same number of turns (one per block the CTA loads), and the last
+  // consumer's final hand-over is left out: no arrival outlives the kernel.
+  int turns = 0;
+  for (int j = 0; j < kBlocks; ++j) turns += ctaNeeds(j);
+  auto myTurn = [&]() { asm volatile("bar.sync %0, 256;" ::"r"(2 + c) : "memory"); };
+  auto passTurn = [&](int it) {
+    if (c != TG_CONSUMERS - 1 || it < turns)
+      asm volatile("bar.arrive %0, 256;" ::"r"(2 + (c + 1) % TG_CONSUMERS) : "memory");
+  };
+  if (c == TG_CONSUMERS - 1 && turns > 0) asm volatile("bar.arrive 2, 256;" ::: "memory");  // consumer 0 first
+#else
+  auto myTurn = [&]() {};
+  auto passTurn = [&](int) {};
+#endif
 
 #pragma unroll 1
   for (int j = 0, it = 0; j < kBlocks; ++j) {
@@ -203,6 +229,8 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
       tg_mbar_wait(fullK + 8 * s, phase);
       tg_mbar_wait(fullV + 8 * s, phase);
       if (t == 0) tg_mbar_arrive(empty + 8 * s);
+      myTurn();  // a turn without products
+      passTurn(it);
       continue;
     }
     const bool interior = !mayMasked && n0 + TG_BN <= TgBody::kS && wLo + 63 < TgBody::kM;
@@ -210,7 +238,9 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
     //    this block's softmax (2, 3) runs while that product does.
     float sc[TG_BN / 2];
     tg_mbar_wait(fullK + 8 * s, phase);
-    if (prev >= 0) tg_mbar_wait(fullV + 8 * prev, prevPhase);
+    const int pvStage = prev >= 0 ? prev : s;
+    tg_mbar_wait(fullV + 8 * pvStage, prev >= 0 ? prevPhase : phase);
+    myTurn();
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
     for (int kb = 0; kb < TG_D / 64; ++kb)
@@ -219,12 +249,9 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
         tg_wgmma_qk(sc, tg_wgmma_desc(qRows + kb * TG_ROWS * 128 + 32 * kk, 16, 1024),
                     tg_wgmma_desc(kS + kb * TG_BN * 128 + 32 * kk, 16, 1024), kb > 0 || kk > 0);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    if (prev >= 0) {
-      tg_flash_pv(o, p, vBase + prev * kTgVStageBytes);
-      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");  // s is ready
-    } else {
-      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    }
+    tg_flash_pv(o, p, vBase + pvStage * kTgVStageBytes);
+    passTurn(it);
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");  // s is ready
     // 2. the score modifier, and the row maxima
     float blockMax[2] = {TG_NEG_INF, TG_NEG_INF};
     if (interior) {
@@ -274,10 +301,8 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
     }
     // 4. Once the previous product is done (its stage goes back to the producer), o is
     //    rescaled and p becomes this block's, for its product behind the next block's scores.
-    if (prev >= 0) {
-      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-      if (t == 0) tg_mbar_arrive(empty + 8 * prev);
-    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    if (prev >= 0 && t == 0) tg_mbar_arrive(empty + 8 * prev);
 #pragma unroll
     for (int i = 0; i < TG_D / 2; ++i) o[i] *= alpha[(i / 2) % 2];
 #pragma unroll
