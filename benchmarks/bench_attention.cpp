@@ -5,7 +5,8 @@
 // kernel, templates/attention_flash.cuh) and without it (`apart`: the scores through HBM),
 // for head dims 64 and 128 and sequence lengths 4096 to 16384 with about 32 x 4096 query rows
 // a call (heads = 32 * 4096 / S). Modifiers: `full` (none), `causal` (where(key <= row, s,
-// -inf)), `softcap` (tanh(s / 20) * 20), `alibi` (s - slope_h (row - key), causal).
+// -inf)), `softcap` (tanh(s / 20) * 20; `softcap_fast` the same with tg::Precision::Fast),
+// `alibi` (s - slope_h (row - key), causal).
 // Names: attention/bf16/d<D>/s<S>/<modifier>/<variant>. Counters: median_us and tflops
 // (4 H S^2 D for full attention, half for causal ones: the FLOPs a kernel that skips masked
 // blocks does, as FlashAttention and compare_torch.py count them). compare_torch.py times the
@@ -22,16 +23,21 @@ namespace {
 using tg::DType;
 using tg::Tensor;
 
-enum class Modifier { full, causal, softcap, alibi };
+// softcap_fast: the soft cap with tg::Precision::Fast (tanh.approx instead of CUDA's tanhf).
+enum class Modifier { full, causal, softcap, softcap_fast, alibi };
 const char* nameOf(Modifier m) {
-  return m == Modifier::full ? "full" : m == Modifier::causal ? "causal" : m == Modifier::softcap ? "softcap" : "alibi";
+  return m == Modifier::full      ? "full"
+         : m == Modifier::causal  ? "causal"
+         : m == Modifier::softcap ? "softcap"
+         : m == Modifier::softcap_fast ? "softcap_fast"
+                                  : "alibi";
 }
 
 Tensor attention(Modifier mod, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& slopes) {
   const int64_t M = q.shape()[1], S = k.shape()[1], D = q.shape()[2];
   Tensor s = tg::cast(tg::matmul(q, tg::transpose(k, 1, 2)), DType::F32) * (1.0 / std::sqrt(double(D)));
   Tensor row = tg::iota({1, M, 1}, 1, DType::I32, q.device()), key = tg::iota({1, 1, S}, 2, DType::I32, q.device());
-  if (mod == Modifier::softcap) s = tg::tanh(s * (1.0 / 20.0)) * 20.0;
+  if (mod == Modifier::softcap || mod == Modifier::softcap_fast) s = tg::tanh(s * (1.0 / 20.0)) * 20.0;
   if (mod == Modifier::alibi) s = s - slopes * tg::cast(row - key, DType::F32);
   if (mod == Modifier::causal || mod == Modifier::alibi) s = tg::where(tg::le(key, row), s, -INFINITY);
   return tg::matmul(tg::cast(tg::softmax(s, -1), v.dtype()), v);
@@ -42,7 +48,8 @@ void BM_Attention(benchmark::State& state, Modifier mod, int64_t D, int64_t S, b
   const int64_t H = 32 * 4096 / S;
   auto f = tg::jit([mod](const Tensor& q, const Tensor& k, const Tensor& v,
                          const Tensor& slopes) { return attention(mod, q, k, v, slopes); },
-                   tg::JitOptions{.fuse_attention = fused});
+                   tg::JitOptions{.fuse_attention = fused,
+                                  .precision = mod == Modifier::softcap_fast ? tg::Precision::Fast : tg::Precision::Auto});
   Tensor q = tg::randn({H, S, D}, DType::BF16, 1), k = tg::randn({H, S, D}, DType::BF16, 2);
   Tensor v = tg::randn({H, S, D}, DType::BF16, 3);
   std::vector<float> sl;
@@ -60,8 +67,8 @@ void BM_Attention(benchmark::State& state, Modifier mod, int64_t D, int64_t S, b
 const bool registered = [] {
   for (int64_t D : {128, 64})
     for (int64_t S : {4096, 8192, 16384})
-      for (Modifier m : {Modifier::full, Modifier::causal, Modifier::softcap, Modifier::alibi}) {
-        if ((m == Modifier::softcap || m == Modifier::alibi) && (D != 128 || S != 8192)) continue;
+      for (Modifier m : {Modifier::full, Modifier::causal, Modifier::softcap, Modifier::softcap_fast, Modifier::alibi}) {
+        if ((m == Modifier::softcap || m == Modifier::softcap_fast || m == Modifier::alibi) && (D != 128 || S != 8192)) continue;
         for (bool fused : {true, false}) {
           if (!fused && S > 4096) continue;  // the [H, S, S] scores: 2 GiB at 4096, more beyond
           const std::string name = "attention/bf16/d" + std::to_string(D) + "/s" + std::to_string(S) + "/" +

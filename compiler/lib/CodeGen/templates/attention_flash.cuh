@@ -153,17 +153,27 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
   // 64-column block, the chunk index XOR-ed with the row (128-byte swizzle).
   {
     const int ct = threadIdx.x - 128;
-    constexpr int kChunks = TG_ROWS * TG_D / 8;
-#pragma unroll 1
-    for (int ci = ct; ci < kChunks; ci += 128 * TG_CONSUMERS) {
-      const int row = ci / (TG_D / 8), c8 = ci % (TG_D / 8);
+    constexpr int kChunks = TG_ROWS * TG_D / 8, kPerThread = kChunks / (128 * TG_CONSUMERS);
+    static_assert(kChunks % (128 * TG_CONSUMERS) == 0, "the q tile splits evenly over the consumers");
+    // Every load first, then every store: the loads are in flight together (one memory
+    // latency, not one per chunk; the stores' asm would keep later loads behind them).
+    unsigned packed[kPerThread][4];
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      const int ci = ct + i * 128 * TG_CONSUMERS, row = ci / (TG_D / 8), c8 = ci % (TG_D / 8);
       const int m = m0 + row;
       float v[8];
 #pragma unroll
       for (int e = 0; e < 8; ++e) v[e] = m < TgBody::kM ? body.q(b, m, 8 * c8 + e) : 0.0f;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) packed[i][e] = tg_flash_pack(v[2 * e], v[2 * e + 1]);
+    }
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      const int ci = ct + i * 128 * TG_CONSUMERS, row = ci / (TG_D / 8), c8 = ci % (TG_D / 8);
       const unsigned addr = qBase + (c8 / 8) * (TG_ROWS * 128) + row * 128 + (((c8 % 8) ^ (row & 7)) << 4);
-      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(tg_flash_pack(v[0], v[1])),
-                   "r"(tg_flash_pack(v[2], v[3])), "r"(tg_flash_pack(v[4], v[5])), "r"(tg_flash_pack(v[6], v[7]))
+      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(packed[i][0]), "r"(packed[i][1]),
+                   "r"(packed[i][2]), "r"(packed[i][3])
                    : "memory");
     }
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // visible to wgmma (the async proxy)
