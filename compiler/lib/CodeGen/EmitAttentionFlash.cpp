@@ -136,12 +136,15 @@ FailureOr<KernelEmission> emitFlashAttention(ir::FusionOp fusion, ir::MatmulOp s
           << "): " << shape.batch
           << " x softmax([" << shape.rows << " x " << D << "] @ [" << D << " x " << shape.keys << "]) @ ["
           << shape.keys << " x " << D << "]";
+  const int tileGroup = options.tuning.attentionTileGroup > 0 ? options.tuning.attentionTileGroup
+                        : masks.masks.empty()                 ? 1
+                                                              : 8;
   std::ostringstream defines;
   defines << "#define TG_D " << D << "\n#define TG_BN " << bn << "\n#define TG_STAGES " << stages
           << (options.tuning.attentionPingpong >= 0
                   ? "\n#define TG_PINGPONG " + std::to_string(options.tuning.attentionPingpong)
                   : std::string())
-          << "\n#define TG_CONSUMERS " << consumers << "\n#define TG_RANK_K 3\n#define TG_RANK_V 3\n#define TG_F16 " << (dt == DType::F16 ? 1 : 0) << "\n";
+          << "\n#define TG_TILE_GROUP " << tileGroup << "\n#define TG_CONSUMERS " << consumers << "\n#define TG_RANK_K 3\n#define TG_RANK_V 3\n#define TG_F16 " << (dt == DType::F16 ? 1 : 0) << "\n";
   e.kernel.name = name;
   e.kernel.summary = summary.str();
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + tmaTemplate() + os.str() + attentionFlashTemplate();

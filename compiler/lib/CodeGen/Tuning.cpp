@@ -34,6 +34,7 @@ Tuning tuningFromEnvironment() {
   readInt("TG_PDL", t.pdl);
   readInt("TG_ATTENTION_CLUSTER", t.attentionCluster);
   readInt("TG_ATTENTION_PINGPONG", t.attentionPingpong);
+  readInt("TG_ATTENTION_TILE_GROUP", t.attentionTileGroup);
   return t;
 }
 

@@ -41,6 +41,10 @@ struct Tuning {
   /// turns issuing their products (FlashAttention-3's ping-pong), 0 leaves them free; -1:
   /// the default (attention_flash.cuh's TG_PINGPONG).
   int attentionPingpong = -1;
+  /// TG_ATTENTION_TILE_GROUP: the flash-attention kernel orders its CTAs heaviest row tile
+  /// first within groups of this many batches (attention_flash.cuh's TG_TILE_GROUP); 0: the
+  /// default (8 with masks that skip key blocks, else 1).
+  int attentionTileGroup = 0;
   /// TG_PDL=1: programmatic dependent launch on sm_90+ (each kernel waits for its predecessor
   /// with griddepcontrol; launches and CUDA graph edges let it start early:
   /// Plan::programmaticLaunches). Off by default until measured on the GPU.

@@ -50,6 +50,9 @@
 #ifndef TG_CONSUMERS
 #define TG_CONSUMERS 2
 #endif
+#ifndef TG_TILE_GROUP
+#define TG_TILE_GROUP 1
+#endif
 #ifndef TG_PINGPONG
 #define TG_PINGPONG 1
 #endif
@@ -97,9 +100,14 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
   const unsigned barBase = vBase + TG_STAGES * kTgVStageBytes;  // fullK[s], fullV[s], empty[s]
   const unsigned fullK = barBase, fullV = barBase + 8 * TG_STAGES, empty = barBase + 16 * TG_STAGES;
   const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
-  // The last row tiles first: under a causal mask they have the most key blocks.
-  const int tile = (int)TgBody::kTilesM - 1 - blockIdx.x % (int)TgBody::kTilesM;
-  const long long b = blockIdx.x / (int)TgBody::kTilesM;
+  // The last row tiles first: under a causal mask they have the most key blocks. With masks
+  // that skip blocks, batches go in groups of TG_TILE_GROUP whose heaviest tiles all run
+  // before their lighter ones (the lightest fill the tail); a group's CTAs share its keys in L2.
+  constexpr long long kGroup = TgBody::kBatch < TG_TILE_GROUP ? TgBody::kBatch : TG_TILE_GROUP;
+  const long long group = blockIdx.x / (kGroup * TgBody::kTilesM), r = blockIdx.x % (kGroup * TgBody::kTilesM);
+  const long long inGroup = TgBody::kBatch - group * kGroup < kGroup ? TgBody::kBatch - group * kGroup : kGroup;
+  const int tile = (int)(TgBody::kTilesM - 1 - r / inGroup);
+  const long long b = group * kGroup + r % inGroup;
   const int m0 = tile * TG_ROWS;
   constexpr int kBlocks = (int)((TgBody::kS + TG_BN - 1) / TG_BN);
   const long long ctaRows = (m0 + TG_ROWS - 1 < TgBody::kM ? m0 + TG_ROWS - 1 : TgBody::kM - 1);
