@@ -211,19 +211,16 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
   // Ping-pong (FlashAttention-3): the consumers issue their products in turn, round robin,
   // each waiting on its named barrier (2 + c) for the one before to have issued, so that
   // one's softmax runs while the others' products keep the tensor cores busy. Every
-  // consumer takes the same number of turns (one per block the CTA loads), and the last
-  // consumer's final hand-over is left out: no arrival outlives the kernel.
-  int turns = 0;
-  for (int j = 0; j < kBlocks; ++j) turns += ctaNeeds(j);
+  // consumer takes the same number of turns (one per block the CTA loads). The last
+  // consumer's first hand-over starts consumer 0, and consumer 0 takes one more turn after
+  // its loop for the last consumer's final hand-over: no arrival outlives the kernel (and
+  // no count of the turns is kept: at 160 registers a consumer has none to spare).
   auto myTurn = [&]() { asm volatile("bar.sync %0, 256;" ::"r"(2 + c) : "memory"); };
-  auto passTurn = [&](int it) {
-    if (c != TG_CONSUMERS - 1 || it < turns)
-      asm volatile("bar.arrive %0, 256;" ::"r"(2 + (c + 1) % TG_CONSUMERS) : "memory");
-  };
-  if (c == TG_CONSUMERS - 1 && turns > 0) asm volatile("bar.arrive 2, 256;" ::: "memory");  // consumer 0 first
+  auto passTurn = [&]() { asm volatile("bar.arrive %0, 256;" ::"r"(2 + (c + 1) % TG_CONSUMERS) : "memory"); };
+  if (c == TG_CONSUMERS - 1) asm volatile("bar.arrive 2, 256;" ::: "memory");  // consumer 0 first
 #else
   auto myTurn = [&]() {};
-  auto passTurn = [&](int) {};
+  auto passTurn = [&]() {};
 #endif
 
 #pragma unroll 1
@@ -248,7 +245,7 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
       tg_mbar_wait(fullV + 8 * s, phase);
       if (t == 0) tg_mbar_arrive(empty + 8 * s);
       myTurn();  // a turn without products
-      passTurn(it);
+      passTurn();
       continue;
     }
     const bool interior = !mayMasked && n0 + TG_BN <= TgBody::kS && wLo + 63 < TgBody::kM;
@@ -268,7 +265,7 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
                     tg_wgmma_desc(kS + kb * TG_BN * 128 + 32 * kk, 16, 1024), kb > 0 || kk > 0);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     tg_flash_pv(o, p, vBase + pvStage * kTgVStageBytes);
-    passTurn(it);
+    passTurn();
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");  // s is ready
     // 2. the score modifier, and the row maxima
     float blockMax[2] = {TG_NEG_INF, TG_NEG_INF};
@@ -331,6 +328,9 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
     prev = s;
     prevPhase = phase;
   }
+#if TG_PINGPONG
+  if (c == 0) myTurn();  // the last consumer's final hand-over
+#endif
   if (prev >= 0) {  // the last block's product
     tg_mbar_wait(fullV + 8 * prev, prevPhase);
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
