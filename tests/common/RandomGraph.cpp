@@ -268,14 +268,18 @@ RandomProgram Generator::build() {
   const int last = static_cast<int>(values_.size()) - 1;
   std::vector<int> outputs = {last};
   const int wanted = rng_.range(1, 3);
+  // An attention result nothing reads would be dead code: it is a result (up to three).
+  for (int v : attentionResults_)
+    if (uses_[v] == 0 && outputs.size() < 3 && std::find(outputs.begin(), outputs.end(), v) == outputs.end())
+      outputs.push_back(v);
   const int firstComputed = static_cast<int>(numInputs_);
   std::vector<int> sinks;
   for (int v = firstComputed; v < last; ++v)
-    if (uses_[v] == 0 && !values_[v].input) sinks.push_back(v);
+    if (uses_[v] == 0 && !values_[v].input && !values_[v].hidden) sinks.push_back(v);
   for (int tries = 0; static_cast<int>(outputs.size()) < wanted && tries < 20; ++tries) {
     int v = !sinks.empty() && rng_.percent(70) ? rng_.pick(sinks)
                                                : rng_.range(firstComputed, last);
-    if (values_[v].input) continue;
+    if (values_[v].input || values_[v].hidden) continue;
     if (std::find(outputs.begin(), outputs.end(), v) == outputs.end()) outputs.push_back(v);
   }
 
@@ -404,7 +408,7 @@ int Generator::operand() {
   int v;
   do {
     v = n > 3 && rng_.percent(55) ? rng_.range(n - 3, n - 1) : rng_.below(n);
-  } while (values_[v].bound > 64);  // retired: its rescaled copy is used instead
+  } while (values_[v].bound > 64 || values_[v].hidden);  // retired: its rescaled copy is used instead
   ++uses_[v];
   pending_.push_back(v);
   return v;
@@ -413,7 +417,7 @@ int Generator::operand() {
 int Generator::operandWhere(const std::function<bool(int)>& ok) {
   std::vector<int> candidates;
   for (int v = 0; v < static_cast<int>(values_.size()); ++v)
-    if (values_[v].bound <= 64 && ok(v)) candidates.push_back(v);
+    if (values_[v].bound <= 64 && !values_[v].hidden && ok(v)) candidates.push_back(v);
   if (candidates.empty()) return -1;
   const int n = static_cast<int>(candidates.size());
   const int v = n > 3 && rng_.percent(55) ? candidates[rng_.range(n - 3, n - 1)] : rng_.pick(candidates);

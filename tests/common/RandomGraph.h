@@ -21,7 +21,8 @@
 // randomProgram(seed, options) is the richer generator of the random-program driver
 // (tests/random): on top of those steps, reductions over any axes (keepdims or not) with
 // consumers that broadcast the result back, softmax and layer_norm, matmuls (rank 2 and
-// batched, transposed operands, tensor-core and odd shapes) with epilogues, any permutation,
+// batched, transposed operands, tensor-core and odd shapes) with epilogues, attention
+// (softmax(modify(q @ k^T)) @ v with soft caps, ALiBi, bias inputs and masks), any permutation,
 // reshape and broadcast, casts between the float dtypes, splat and dense constants made inside
 // the lambda, graph breaks (item(), to_vector(), operator bool) used so that results stay
 // continuous, and tg::check. Each step's GPU error is modelled (RandomGraphNoise.cpp); the
@@ -46,6 +47,7 @@ struct RandomProgramOptions {
   bool reductions = true;  ///< sum/max/mean over axis subsets, and broadcasts back
   bool composites = true;  ///< softmax, layer_norm
   bool matmuls = true;     ///< matmul with epilogues
+  bool attention = true;   ///< softmax(modify(q @ k^T)) @ v: soft caps, ALiBi, biases, masks
   bool layouts = true;     ///< transposes of any permutation, reshapes, broadcast_to
   bool casts = true;       ///< values of another float dtype
   bool constants = true;   ///< tg::full and tg::from_vector inside the lambda

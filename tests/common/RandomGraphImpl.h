@@ -3,7 +3,8 @@
 // Shared by RandomGraph.cpp (the program and its sensitivity analysis),
 // RandomGraphElementwise.cpp (the elementwise steps of randomProgram(seed), and of the richer
 // generator's menu), RandomGraphSteps.cpp (the other steps of the richer generator:
-// reductions, softmax/layer_norm, matmuls, layout, casts, constants, graph breaks and checks)
+// reductions, softmax/layer_norm, matmuls, layout, casts, constants, graph breaks and checks),
+// RandomGraphMatmul.cpp (matmuls and their epilogues), RandomGraphAttention.cpp (attention)
 // and RandomGraphNoise.cpp (how far the GPU may differ from the reference for each op: the
 // tolerance model). Public API only, like the rest of tests/common.
 //
@@ -28,6 +29,13 @@ using tg::Tensor;
 class Rng {
  public:
   explicit Rng(uint64_t seed) : state_(seed * 0x9e3779b97f4a7c15ull + 0x243f6a8885a308d3ull) {}
+  /// A generator whose stream shares nothing visible with seed + 1's: Rng(seed)'s stream is
+  /// Rng(seed + 1)'s shifted by one draw (the state advances by the seed's multiplier), so
+  /// programs of neighbouring seeds fall into step and repeat each other's later draws.
+  static Rng scrambled(uint64_t seed) {
+    Rng mix(seed ^ 0x6a09e667f3bcc909ull);
+    return Rng(mix.next());
+  }
   uint64_t next() {
     uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -172,6 +180,7 @@ struct Value {
   bool tainted = false;  // depends on a step the GPU may compute differently (Noise)
   DType dtype = DType::F32;
   bool input = false;
+  bool hidden = false;   // an attention step's intermediate: no later step reads it, no result
 };
 
 /// Builds one program. randomProgram(seed, large) uses only the elementwise steps, in the
@@ -181,7 +190,7 @@ class Generator {
  public:
   Generator(uint64_t seed, bool large) : rng_(seed), seed_(seed), large_(large) {}
   Generator(uint64_t seed, const RandomProgramOptions& options)
-      : rng_(seed), seed_(seed), large_(false), rich_(true), options_(options) {}
+      : rng_(Rng::scrambled(seed)), seed_(seed), large_(false), rich_(true), options_(options) {}
 
   RandomProgram build();
 
@@ -234,6 +243,8 @@ class Generator {
   int affineOperand(const Shape& shape, DType dtype, std::vector<float>* constant);
   bool matmul();
   void epilogue(int mm);
+  // RandomGraphAttention.cpp: softmax(modify(q @ k^T)) @ v with a random score modifier.
+  bool attention();
   bool permuteOrReshape();
   bool dtypeCast();
   bool constant();
@@ -256,6 +267,7 @@ class Generator {
   size_t numInputs_ = 0;
   std::vector<Value> values_;
   std::vector<int> uses_;  // per value: how many steps read it
+  std::vector<int> attentionResults_;  // results of attention steps: outputs unless read
   std::vector<int> lastUse_;  // per value: the last step (value index) that reads it
   std::vector<Step> steps_;   // per value
   std::vector<int> pending_;         // operands of the step being built

@@ -164,12 +164,15 @@ std::vector<double> softmaxField(const Tensor& x, int64_t axis, const Tensor& re
   forEachLine(x.shape(), axis, [&](int64_t base, int64_t stride, int64_t len) {
     double m = -INFINITY;
     for (int64_t k = 0; k < len; ++k) m = std::max(m, xs[base + k * stride]);
+    // A masked entry (-inf) is 0 on both sides and adds nothing to the sum (without this
+    // skip its expRel(inf) would make every bound of the row infinite).
     double maxE = 0;
-    for (int64_t k = 0; k < len; ++k) maxE = std::max(maxE, expRel(m - xs[base + k * stride]));
+    for (int64_t k = 0; k < len; ++k)
+      if (xs[base + k * stride] != -INFINITY) maxE = std::max(maxE, expRel(m - xs[base + k * stride]));
     const double common = maxE + 1.01 * accumulationDepth(len) * kU + 3 * 0x1p-23 + kU;
     for (int64_t k = 0; k < len; ++k) {
       const int64_t i = base + k * stride;
-      field[i] = (expRel(m - xs[i]) + common) * std::fabs(ys[i]) + 0x1p-140;
+      field[i] = xs[i] == -INFINITY ? 0x1p-140 : (expRel(m - xs[i]) + common) * std::fabs(ys[i]) + 0x1p-140;
     }
   });
   return field;

@@ -93,7 +93,10 @@ bool Generator::richStep() {
   if (r < 50) return options_.reductions && reduce();
   if (r < 54) return options_.composites && softmax();
   if (r < 58) return options_.composites && layerNorm();
-  if (r < 68) return options_.matmuls && matmul();
+  if (r < 68) {
+    if (options_.attention && rng_.percent(20)) return attention();
+    return options_.matmuls && matmul();
+  }
   if (r < 76) return options_.layouts && permuteOrReshape();
   if (r < 80) return options_.casts && dtypeCast();
   if (r < 86) return options_.constants && constant();

@@ -473,6 +473,15 @@ void checkOnCpu(const tgtest::RandomProgram& p, const std::vector<Tensor>& in,
     expectBits("row-fused module with f32 inside kernels vs traced", rows32, orig, verbose);
   else
     expectWithin("row-fused module with f32 inside kernels vs traced", rows32, orig, sens, p.inexact, verbose);
+  // Attention fusions (tg-fuse-attention, decode-sized ones too), interpreted as their kernels
+  // compute: f32 inside, the probabilities unnormalised until the end.
+  if (std::find(p.features.begin(), p.features.end(), "attention") != p.features.end()) {
+    mlir::OwningOpRef<mlir::ModuleOp> attention = original->clone();
+    if (std::string e = runUpToFuse(*attention, true, /*fuseReductions=*/true, /*fuseAttention=*/true); !e.empty())
+      fail(OutcomeKind::CompileError, "fuse-attention: " + e);
+    expectWithin("attention-fused module with f32 inside kernels vs traced",
+                 interpret(*attention, true, "attention-fused (f32 inside kernels)"), orig, sens, p.inexact, verbose);
+  }
   outcome.kernelsFused = compileAll(*original, true, options.nvrtc != CheckOptions::Nvrtc::None, "fused",
                                     outcome.nvrtcCompiles);
   compileAll(*original, true, options.nvrtc != CheckOptions::Nvrtc::None, "row-fused", outcome.nvrtcCompiles,

@@ -18,7 +18,7 @@
 // generator made: a generator bug) is counted after the crashes when there is one. The exit
 // status is 0 only when every program is ok. --json writes the counts, failures, feature
 // statistics and every program's outcome and time. LIST: comma-separated step kinds of
-// RandomProgramOptions (reductions, composites, matmuls, layouts, casts, constants, breaks,
+// RandomProgramOptions (reductions, composites, matmuls, attention, layouts, casts, constants, breaks,
 // checks); --legacy checks randomProgram(seed) (elementwise programs) instead. --nvrtc (cpu
 // mode): compile the kernels of both plans (all, the default), of the fused plan only, or none
 // (every plan is still generated). --cuda-on-cpu runs the cuda mode with CPU tensors (the
@@ -68,7 +68,7 @@ struct Args {
   std::fprintf(stderr,
                "tg_random_programs: %s\n"
                "usage: tg_random_programs [--count N] [--first-seed S] [--jobs J] [--device cpu|cuda]\n"
-               "                          [--features all|none|reductions,composites,matmuls,layouts,casts,\n"
+               "                          [--features all|none|reductions,composites,matmuls,attention,layouts,casts,\n"
                "                           constants,breaks,checks] [--json FILE] [--verbose]\n"
                "                          [--timeout SEC] [--legacy] [--nvrtc all|fused|none] [--recycle N]\n"
                "                          [--cuda-on-cpu] [--deadline SEC]\n",
@@ -115,13 +115,14 @@ Args parse(int argc, char** argv) {
 tgtest::RandomProgramOptions programOptions(const std::string& features) {
   tgtest::RandomProgramOptions o;
   if (features == "all") return o;
-  o.reductions = o.composites = o.matmuls = o.layouts = o.casts = o.constants = o.breaks = o.checks = false;
+  o.reductions = o.composites = o.matmuls = o.attention = o.layouts = o.casts = o.constants = o.breaks = o.checks = false;
   if (features == "none") return o;
   std::stringstream ss(features);
   for (std::string f; std::getline(ss, f, ',');) {
     if (f == "reductions") o.reductions = true;
     else if (f == "composites") o.composites = true;
     else if (f == "matmuls") o.matmuls = true;
+    else if (f == "attention") o.attention = true;
     else if (f == "layouts") o.layouts = true;
     else if (f == "casts") o.casts = true;
     else if (f == "constants") o.constants = true;

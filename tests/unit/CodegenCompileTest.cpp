@@ -549,7 +549,9 @@ TEST(KernelCount, SkinnyMatmulsAreGemvKernelsThatCompile) {
     ASSERT_EQ(k.plan.kernels.size(), 1u) << k.plan.str();
     const std::string& summary = k.plan.kernels[0].summary;
     EXPECT_NE(summary.find(c.want), std::string::npos) << summary;
-    if (silu) EXPECT_NE(summary.find("+ 1 epilogue op(s)"), std::string::npos) << summary;
+    if (silu) {
+      EXPECT_NE(summary.find("+ 1 epilogue op(s)"), std::string::npos) << summary;
+    }
     if (requireNvrtc()) nvrtcAll(k.plan);
   }
 }

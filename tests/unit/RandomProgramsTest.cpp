@@ -49,7 +49,8 @@ TEST(RandomPrograms, EveryStepKindAppears) {
                         "matmul_constant", "matmul_batched", "matmul_ta", "matmul_tb",
                         "epilogue_bias", "epilogue_activation", "epilogue_residual", "epilogue_cast",
                         "permute", "reshape", "broadcast_to", "layout_round_trip", "cast",
-                        "splat_constant", "dense_constant", "reduced_constant", "item", "to_vector", "bool", "check"})
+                        "splat_constant", "dense_constant", "reduced_constant", "item", "to_vector", "bool", "check",
+                        "attention", "attention_causal", "attention_softcap", "attention_alibi", "attention_bias"})
     EXPECT_GE(seen[f], 3) << f;
   EXPECT_EQ(outputs, (std::set<size_t>{1, 2, 3}));
   EXPECT_GE(inputs.size(), 5u);
@@ -62,7 +63,7 @@ TEST(RandomPrograms, EveryStepKindAppears) {
 
 TEST(RandomPrograms, OptionsSwitchStepKindsOff) {
   tgtest::RandomProgramOptions o;
-  o.reductions = o.composites = o.matmuls = o.layouts = o.casts = o.constants = o.breaks = o.checks = false;
+  o.reductions = o.composites = o.matmuls = o.attention = o.layouts = o.casts = o.constants = o.breaks = o.checks = false;
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     tgtest::RandomProgram p = tgtest::randomProgram(seed, o);
     EXPECT_TRUE(p.features.empty()) << p.description;
