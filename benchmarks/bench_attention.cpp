@@ -11,11 +11,19 @@
 // (4 H S^2 D for full attention, half for causal ones: the FLOPs a kernel that skips masked
 // blocks does, as FlashAttention and compare_torch.py count them). compare_torch.py times the
 // same cases with PyTorch's SDPA backends and FlexAttention.
+// Decode: attention_decode/bf16/b<B>/kv<S>/<variant>: one new token of B sequences, 32 query
+// heads on 8 key/value heads (grouped-query: the 4 query heads of a key/value head folded into
+// its rows, as the decoder writes it) against a cache of S keys, head dim 128: fused (the
+// split-key kernel and its combine, templates/attention_split.cuh) and apart; counters
+// median_us, GB/s of the cache (keys and values read once) and roofline_pct of the copy
+// bandwidth measured in the same run.
 //
 //===----------------------------------------------------------------------===//
 #include "BenchCase.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <string>
 
 namespace {
@@ -64,7 +72,40 @@ void BM_Attention(benchmark::State& state, Modifier mod, int64_t D, int64_t S, b
   }
 }
 
+void BM_Decode(benchmark::State& state, int64_t B, int64_t S, bool fused) {
+  if (!tgbench::haveGpu(state)) return;
+  constexpr int64_t kKvHeads = 8, kGroup = 4, D = 128;
+  auto f = tg::jit([](const Tensor& q, const Tensor& k, const Tensor& v) {
+                     Tensor s = tg::cast(tg::matmul(q, tg::transpose(k, 1, 2)), DType::F32) * (1.0 / std::sqrt(double(D)));
+                     return tg::matmul(tg::cast(tg::softmax(s, -1), v.dtype()), v);
+                   },
+                   tg::JitOptions{.fuse_attention = fused});
+  const double bytes = 2.0 * double(B * kKvHeads) * double(S) * double(D) * 2.0;
+  // Calls rotate over caches of 256 MB or more in all, so that they come from HBM, not from
+  // the 50 MB L2 (as a model's cache does between its layers' weights).
+  const int sets = static_cast<int>(std::clamp(std::ceil(256e6 / bytes), 1.0, 16.0));
+  Tensor q = tg::randn({B * kKvHeads, kGroup, D}, DType::BF16, 1);
+  std::vector<Tensor> k, v;
+  for (int i = 0; i < sets; ++i) {
+    k.push_back(tg::randn({B * kKvHeads, S, D}, DType::BF16, 2 + 2 * i));
+    v.push_back(tg::randn({B * kKvHeads, S, D}, DType::BF16, 3 + 2 * i));
+  }
+  for (auto _ : state)
+    tgbench::report(state, tgbench::medianUs([&](int i) { benchmark::DoNotOptimize(f(q, k[i % sets], v[i % sets])); }),
+                    bytes);
+}
+
 const bool registered = [] {
+  for (int64_t B : {1, 4, 16})
+    for (int64_t S : {4096, 16384, 32768})
+      for (bool fused : {true, false}) {
+        const std::string name = "attention_decode/bf16/b" + std::to_string(B) + "/kv" + std::to_string(S) +
+                                 (fused ? "/fused" : "/apart");
+        benchmark::RegisterBenchmark(name.c_str(), BM_Decode, B, S, fused)
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMicrosecond);
+      }
   for (int64_t D : {128, 64})
     for (int64_t S : {4096, 8192, 16384})
       for (Modifier m : {Modifier::full, Modifier::causal, Modifier::softcap, Modifier::softcap_fast, Modifier::alibi}) {

@@ -1,9 +1,11 @@
 //===- GpuAttentionTest.cpp - The attention kernel on the GPU -------------===//
 //
-// softmax(modify(q @ k^T)) @ v of decode size (tg-fuse-attention, templates/attention.cuh) run
-// through the jit on the GPU, one kernel, against the same function on the CPU with every
-// input widened to f32 (so the reference keeps its scores and probabilities in f32) and
-// against the GPU's unfused kernels (JitOptions::decode_attention = false, the default). Cases: grouped-query
+// softmax(modify(q @ k^T)) @ v of decode size (tg-fuse-attention with JitOptions::decode_attention:
+// the split-key kernel and its combine, templates/attention_split.cuh, where it takes the
+// problem, else the cluster kernel, templates/attention.cuh) run through the jit on the GPU
+// against the same function on the CPU with every input widened to f32 (so the reference
+// keeps its scores and probabilities in f32) and against the GPU's unfused kernels
+// (JitOptions::fuse_attention = false). Cases: grouped-query
 // decode (4 query heads per key/value head, a layer's window of a cache, a causal mask from
 // iotas and a device position), one and 16 query rows, key counts that are not multiples of
 // the blocks' shares (a cluster whose last block has fewer keys, or none), head dims 64, 96
@@ -36,6 +38,7 @@ struct Case {
   int64_t layers = 2, layer = 1;  // the cache holds `layers`; the step reads `layer`
   int32_t pos = -1;               // -1: no mask; else keys up to pos + row are visible
   bool rope = false;              // q rotary-embedded first (computed by the attention kernel)
+  unsigned kernels = 2;           // 2: the split-key kernel and its combine; 1: the cluster kernel
 };
 
 /// softmax(where(visible, q @ k^T * scale, -inf)) @ v for one layer of a [layers, heads, keys,
@@ -58,14 +61,17 @@ std::vector<Case> cases() {
       {"gqa_decode_bf16", 4, 4, 640, 128, 128, DType::BF16, 2, 1, 300},
       {"gqa_decode_rotary_q_bf16", 4, 4, 640, 128, 128, DType::BF16, 2, 1, 639, true},
       {"one_row_f32", 2, 1, 100, 64, 64, DType::F32},
-      {"sixteen_rows_f16_odd_keys", 3, 16, 1000, 96, 96, DType::F16, 1, 0, 700},
-      {"value_dim_differs_few_keys", 2, 5, 77, 64, 32, DType::BF16},
-      {"element_loads_dim60", 2, 4, 200, 60, 60, DType::BF16, 2, 1, 150},
+      {"sixteen_rows_f16_odd_keys", 3, 16, 1000, 96, 96, DType::F16, 1, 0, 700, false, 1},
+      {"value_dim_differs_few_keys", 2, 5, 77, 64, 32, DType::BF16, 2, 1, -1, false, 1},
+      {"element_loads_dim60", 2, 4, 200, 60, 60, DType::BF16, 2, 1, 150, false, 1},
+      {"long_cache_position_mask_bf16", 8, 4, 20000, 128, 128, DType::BF16, 2, 1, 12345},
+      {"eight_rows_d64_f16", 3, 8, 3001, 64, 64, DType::F16, 1, 0, 2999},
+      {"d256_bf16", 2, 4, 1500, 256, 256, DType::BF16, 1, 0, 1400},
       {"short_cache", 1, 8, 9, 128, 128, DType::BF16, 1, 0, 4},
   };
 }
 
-TEST(GpuAttention, DecodeSizedAttentionIsOneKernelAndMatchesAnF32Reference) {
+TEST(GpuAttention, DecodeSizedAttentionIsSplitOrOneKernelAndMatchesAnF32Reference) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.name);
@@ -81,12 +87,12 @@ TEST(GpuAttention, DecodeSizedAttentionIsOneKernelAndMatchesAnF32Reference) {
     // own precision; only the bf16/f16 rounding of p and of the result differ).
     Tensor ref = fn(tg::cast(q, DType::F32), tg::cast(kc, DType::F32), tg::cast(vc, DType::F32), pos);
     auto fused = tg::jit(fn, tg::JitOptions{.decode_attention = true});
-    auto unfused = tg::jit(fn);  // the default: the scores, the softmax and p @ v apart
+    auto unfused = tg::jit(fn, tg::JitOptions{.fuse_attention = false});  // the scores, the softmax and p @ v apart
     Tensor gq = q.to(Device::CUDA), gk = kc.to(Device::CUDA), gv = vc.to(Device::CUDA), gp = pos.to(Device::CUDA);
     Tensor got = fused(gq, gk, gv, gp), again = fused(gq, gk, gv, gp), apart = unfused(gq, gk, gv, gp);
     tg::JitReport r = fused.report();
     ASSERT_EQ(r.graphs.size(), 1u);
-    EXPECT_EQ(r.graphs[0].kernels, 1u) << r;
+    EXPECT_EQ(r.graphs[0].kernels, c.kernels) << r;
     EXPECT_GT(unfused.report().graphs[0].kernels, 1u);
     // |o - ref| <= 2^-(p+1) |ref| for the result's rounding, plus p's rounding: each p_j is
     // within 2^-(p+1) of its value, so sum_j |dp_j v_j| <= 2^-(p+1) max |v| (the p sum to 1).

@@ -8,6 +8,9 @@
 // key/value head read from a layer's window of a cache (the decoder's form, with a device
 // position), rows whose keys are all masked (0, not NaN), large-magnitude scores, and two
 // score modifiers: a soft cap (tanh(s / c) * c) and an ALiBi bias from per-head slopes.
+// Decode-sized attention (a few rows, many keys: the split-key kernel and its combine,
+// templates/attention_split.cuh) against the same reference: long caches, chunks skipped past
+// a device position, fully masked rows, head dims 64 to 256, modifiers, large scores.
 // Random inputs from fixed seeds; skips without a GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -112,9 +115,9 @@ std::vector<Case> cases() {
   };
 }
 
-TEST(GpuFlashAttention, PrefillAttentionIsOneKernelAndMatchesAFloat64Reference) {
-  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
-  for (const Case& c : cases()) {
+/// Runs `c` fused (`kernels` kernels expected) and compares it with the float64 reference.
+void check(const Case& c, unsigned kernels) {
+  {
     SCOPED_TRACE(c.name);
     const int64_t H = c.heads, M = c.rows, S = c.keys, D = c.dim;
     Tensor q = tg::randn({H, M, D}, DType::F32, 21, Device::CPU);
@@ -134,7 +137,7 @@ TEST(GpuFlashAttention, PrefillAttentionIsOneKernelAndMatchesAFloat64Reference) 
     Tensor got = fused(dev[0], dev[1], dev[2], dev[3], dev[4]), again = fused(dev[0], dev[1], dev[2], dev[3], dev[4]);
     tg::JitReport r = fused.report();
     ASSERT_EQ(r.graphs.size(), 1u);
-    EXPECT_EQ(r.graphs[0].kernels, 1u) << r;
+    EXPECT_EQ(r.graphs[0].kernels, kernels) << r;
 
     auto layer = [&](const Tensor& t) {
       std::vector<float> all = tg::cast(t, DType::F32).to_vector<float>();
@@ -159,6 +162,28 @@ TEST(GpuFlashAttention, PrefillAttentionIsOneKernelAndMatchesAFloat64Reference) 
       for (int64_t d = 0; d < 5 * D; ++d) ASSERT_EQ(g[static_cast<size_t>(d)], 0.0f) << d;
     }
   }
+}
+
+TEST(GpuFlashAttention, PrefillAttentionIsOneKernelAndMatchesAFloat64Reference) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  for (const Case& c : cases()) check(c, 1);
+}
+
+// Flash-decoding (templates/attention_split.cuh): a few rows against many keys, the keys
+// split into chunks whose partials a second kernel combines. Chunks past a device position
+// or a causal mask are not loaded; rows without a visible key give 0.
+TEST(GpuFlashAttention, DecodeSizedAttentionIsSplitOverTheKeysAndMatchesAFloat64Reference) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  const Case decode[] = {
+      {"decode_gqa_cache_window_device_position", 8, 4, 20000, 128, DType::BF16, Mask::causal, Modifier::none, 1.0, 4, 15000},
+      {"decode_gqa_two_tokens_position_near_the_start", 2, 4 * 2, 9000, 128, DType::BF16, Mask::causal, Modifier::none, 1.0, 4, 3},
+      {"decode_one_row_32768_keys_f16", 2, 1, 32768, 128, DType::F16},
+      {"decode_fully_masked_rows_give_zero", 2, 8, 3000, 64, DType::BF16, Mask::causalShifted},
+      {"decode_d256_soft_cap_large_scores", 2, 4, 5000, 256, DType::BF16, Mask::none, Modifier::softCap, 6.0},
+      {"decode_alibi_large_magnitude", 4, 2, 4097, 64, DType::BF16, Mask::causal, Modifier::alibi, 12.0},
+      {"decode_ragged_keys_one_chunk", 3, 3, 37, 128, DType::BF16},
+  };
+  for (const Case& c : decode) check(c, 2);
 }
 
 }  // namespace

@@ -361,7 +361,9 @@ TEST(GpuGraphs, ProfiledCallsTimeEveryKernelAndKeepTheirResults) {
   for (size_t i = 0; i < g.profile.size(); ++i) {
     launches += g.profile[i].launches;
     EXPECT_GT(g.profile[i].usPerRun, 0.0) << r;
-    if (i) EXPECT_LE(g.profile[i].usPerRun, g.profile[i - 1].usPerRun) << r;
+    if (i) {
+      EXPECT_LE(g.profile[i].usPerRun, g.profile[i - 1].usPerRun) << r;
+    }
   }
   EXPECT_EQ(launches, g.kernels) << r;
   EXPECT_NE(r.str().find("profile (device events around each launch, over 3 run(s)"), std::string::npos) << r;

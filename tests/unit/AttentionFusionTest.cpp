@@ -1,11 +1,12 @@
 //===- AttentionFusionTest.cpp - tg-fuse-attention and its kernel, on the CPU ===//
 //
-// Decode-sized softmax(modify(q @ k^T)) @ v traced through the public API: one attention
-// kernel (its summary: the cluster, the keys per block, the loads) that NVRTC compiles for
-// sm_90a (a cluster) and sm_80 (one block); the fused module, interpreted with f32 inside its
-// kernels as the kernel computes, agrees with the unfused one; prefill-sized attention on sm_80 and the
-// default options (PipelineOptions::decodeAttention off) keep the separate kernels. The GPU runs the kernel in
-// GpuAttentionTest.cpp.
+// Decode-sized softmax(modify(q @ k^T)) @ v traced through the public API: the split-key
+// kernel and its combine (flash-decoding: the chunks, a scratch buffer) where it takes the
+// problem, else, with PipelineOptions::decodeAttention, one cluster kernel (its summary: the
+// cluster, the keys per block, the loads); NVRTC compiles them for sm_90a and sm_80; the fused
+// module, interpreted with f32 inside its kernels as the kernels compute, agrees with the
+// unfused one; prefill-sized attention on sm_80, and what neither kernel takes under the
+// default options, keep the separate kernels. The GPU runs the kernels in GpuAttentionTest.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "FusedReference.h"
@@ -69,61 +70,82 @@ tg::rt::Plan planOf(const std::string& ir, const std::string& arch, bool fuseAtt
   return tg::compiler::compile(*module, options);
 }
 
+/// Few-row attention kernels: cluster kernels and split-key ones (not their combines).
 int attentionKernels(const tg::rt::Plan& plan) {
   int n = 0;
-  for (const tg::rt::KernelSource& k : plan.kernels) n += k.summary.rfind("attention (", 0) == 0;
+  for (const tg::rt::KernelSource& k : plan.kernels)
+    n += k.summary.rfind("attention (", 0) == 0 || k.summary.rfind("split-key attention (", 0) == 0;
   return n;
 }
 
-TEST(AttentionFusion, DecodeAttentionIsOneKernelThatCompilesForSm90aAndSm80) {
+void expectCompiles(const tg::rt::Plan& plan, const std::string& arch) {
+  std::string why;
+  if (!tg::rt::nvrtcAvailable(&why)) return;
+  for (const tg::rt::KernelSource& k : plan.kernels) {
+    try {
+      EXPECT_FALSE(tg::rt::compileCuda(k.source, k.name + ".cu", arch, tg::rt::defaultNvrtcOptions()).cubin.empty());
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << k.name << " does not compile for " << arch << ": " << e.what();
+    }
+  }
+}
+
+TEST(AttentionFusion, DecodeAttentionIsSplitOverTheKeysOrOneClusterKernel) {
   struct Case {
     int64_t heads, rows, keys, d, dv;
     DType dtype;
     const char* sm90;  // the kernel's summary on sm_90a
-    bool sm80 = true;  // whether one block's shared memory holds a batch's scores (sm_80)
+    bool sm80 = true;  // whether the kernel takes the problem on sm_80 (a cluster kernel: one block)
   };
   const Case cases[] = {
-      {4, 4, 640, 128, 128, DType::BF16, "attention (8 block(s) a batch, 80 key(s) each, 16-byte loads, staged)"},
-      {2, 1, 100, 64, 64, DType::F32, "attention (2 block(s) a batch, 50 key(s) each, 16-byte loads, staged)"},
+      {4, 4, 640, 128, 128, DType::BF16, "split-key attention (10 chunk(s) of 64 keys, 256 threads a block"},
+      {2, 1, 100, 64, 64, DType::F32, "split-key attention (2 chunk(s) of 56 keys, 256 threads a block"},
+      {16, 4, 32768, 128, 128, DType::BF16, "split-key attention (17 chunk(s) of 1928 keys, 256 threads a block"},
       {3, 16, 1000, 96, 32, DType::F16, "attention (8 block(s) a batch, 125 key(s) each, 16-byte loads, staged)", false},
       {2, 4, 200, 60, 60, DType::BF16, "attention (4 block(s) a batch, 50 key(s) each, element loads)"},
-      {1, 8, 9, 128, 128, DType::BF16, "attention (1 block(s) a batch, 9 key(s) each, 16-byte loads, staged)"},
+      {1, 8, 9, 128, 128, DType::BF16, "split-key attention (1 chunk(s) of 12 keys, 256 threads a block"},
   };
-  std::string why;
-  const bool nvrtc = tg::rt::nvrtcAvailable(&why);
   for (const Case& c : cases) {
     const std::string ir = tgtest::traceIr(specsOf(c.heads, c.rows, c.keys, c.d, c.dv, c.dtype), decodeAttention, 1);
     SCOPED_TRACE(ir);
+    const bool split = std::string(c.sm90).rfind("split-key", 0) == 0;
     for (const std::string arch : {"sm_90a", "sm_80"}) {
       tg::rt::Plan plan = planOf(ir, arch);
       if (arch == "sm_80" && !c.sm80) {  // 16 x 1000 scores: 64000 bytes, more than a block holds
         EXPECT_EQ(attentionKernels(plan), 0) << plan.str();
         continue;
       }
-      ASSERT_EQ(plan.kernels.size(), 1u) << plan.str();
       ASSERT_EQ(attentionKernels(plan), 1) << plan.str();
       const std::string& summary = plan.kernels[0].summary;
-      if (arch == "sm_90a") EXPECT_EQ(summary.rfind(c.sm90, 0), 0u) << summary;
-      else EXPECT_NE(summary.find("(1 block(s) a batch, " + std::to_string(c.keys) + " key(s) each"), std::string::npos) << summary;
-      EXPECT_EQ(plan.launches[0].dims.grid[1], static_cast<uint32_t>(c.heads));
-      if (!nvrtc) continue;
-      try {
-        tg::rt::NvrtcResult r = tg::rt::compileCuda(plan.kernels[0].source, plan.kernels[0].name + ".cu", arch,
-                                                    tg::rt::defaultNvrtcOptions());
-        EXPECT_FALSE(r.cubin.empty());
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << "does not compile for " << arch << ": " << e.what();
+      if (split) {
+        // The chunks' kernel, then the combine, on the same buffers: the scratch last.
+        ASSERT_EQ(plan.kernels.size(), 2u) << plan.str();
+        ASSERT_EQ(plan.launches.size(), 2u) << plan.str();
+        EXPECT_EQ(summary.rfind(c.sm90, 0), 0u) << summary;
+        EXPECT_EQ(plan.kernels[1].summary, "the combine of " + summary);
+        EXPECT_EQ(plan.launches[0].buffers, plan.launches[1].buffers);
+        const tg::rt::PlanBuffer& scratch = plan.buffers[static_cast<size_t>(plan.launches[0].buffers.back())];
+        EXPECT_EQ(scratch.kind, tg::rt::PlanBuffer::Kind::Arena);
+        EXPECT_EQ(scratch.bytes, static_cast<size_t>(c.heads * plan.launches[0].dims.grid[0] * c.rows * (c.d + 2) * 4));
+        EXPECT_LE(scratch.offset + scratch.bytes, plan.arenaBytes);
+        EXPECT_EQ(plan.launches[1].dims.grid[1], static_cast<uint32_t>(c.heads));
+      } else {
+        ASSERT_EQ(plan.kernels.size(), 1u) << plan.str();
+        if (arch == "sm_90a") EXPECT_EQ(summary.rfind(c.sm90, 0), 0u) << summary;
+        else EXPECT_NE(summary.find("(1 block(s) a batch, " + std::to_string(c.keys) + " key(s) each"), std::string::npos) << summary;
       }
+      EXPECT_EQ(plan.launches[0].dims.grid[1], static_cast<uint32_t>(c.heads));
+      expectCompiles(plan, arch);
     }
-    // Without the options: the scores, the softmax and p @ v apart; by default too
-    // (decode-sized attention needs PipelineOptions::decodeAttention).
+    // Without the options: the scores, the softmax and p @ v apart. By default the split-key
+    // kernel takes what it can; the cluster kernel needs PipelineOptions::decodeAttention.
     EXPECT_EQ(attentionKernels(planOf(ir, "sm_90a", /*fuseAttention=*/false)), 0);
     {
       std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
       mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(ir, &tg::compiler::sharedContext());
       tg::compiler::PipelineOptions defaults;
       defaults.codegen.arch = "sm_90a";
-      EXPECT_EQ(attentionKernels(tg::compiler::compile(*module, defaults)), 0);
+      EXPECT_EQ(attentionKernels(tg::compiler::compile(*module, defaults)), split ? 1 : 0);
     }
   }
 }
@@ -131,13 +153,9 @@ TEST(AttentionFusion, DecodeAttentionIsOneKernelThatCompilesForSm90aAndSm80) {
 TEST(AttentionFusion, RotaryEmbeddedQueriesAreComputedInTheKernel) {
   const std::string ir = tgtest::traceIr(specsOf(4, 4, 640, 128, 128, DType::BF16), ropeAttention, 1);
   tg::rt::Plan plan = planOf(ir, "sm_90a");
-  EXPECT_EQ(plan.kernels.size(), 1u) << plan.str();
+  EXPECT_EQ(plan.kernels.size(), 2u) << plan.str();  // the split-key kernel and its combine
   ASSERT_EQ(attentionKernels(plan), 1) << plan.str();
-  std::string why;
-  if (tg::rt::nvrtcAvailable(&why))
-    EXPECT_FALSE(tg::rt::compileCuda(plan.kernels[0].source, plan.kernels[0].name + ".cu", "sm_90a",
-                                     tg::rt::defaultNvrtcOptions())
-                     .cubin.empty());
+  expectCompiles(plan, "sm_90a");
 }
 
 TEST(AttentionFusion, IndicesIntoAnInputBeyond32BitsAre64Bit) {

@@ -56,9 +56,10 @@ constexpr const char* kUsage = R"(usage:
       dims form row kernels with their producers and consumers; --no-fuse-reductions keeps
       each a kernel of its own (--fuse-reductions, the default, is accepted).
       softmax(modify(q @ k^T)) @ v with many query rows is one flash-attention kernel on
-      sm_90a; --no-fuse-attention keeps its kernels apart (--fuse-attention, the default, is
-      accepted). --decode-attention makes decode-sized attention (at most 16 query rows a
-      head) one kernel too (off by default).
+      sm_90a, with at most 16 query rows a head the split-key (flash-decoding) kernels where
+      they take it; --no-fuse-attention keeps its kernels apart (--fuse-attention, the
+      default, is accepted). --decode-attention makes the decode-sized attention they do not
+      take one cluster kernel (off by default).
   tgc run FILE.mlir --input A.npy [--input B.npy ...] --output OUT.npy [...]
           [--device cpu|cuda] [--no-fuse] [--no-fuse-reductions] [--no-fuse-attention]
           [--decode-attention] [--precision=...] [--bench=N]

@@ -13,6 +13,7 @@
 #include "GemmEmission.h"
 #include "PointWriter.h"
 #include "ScalarMath.h"
+#include "ScoreMask.h"
 
 #include "tg/Dialect/Attention.h"
 #include "tg/Dialect/LayoutChain.h"
@@ -27,43 +28,36 @@ using namespace mlir;
 
 namespace tg::codegen {
 
-FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& name,
-                                        const CodeGenOptions& options) {
-  Block& body = fusion.getBody().front();
-  SmallVector<ir::MatmulOp, 2> matmuls;
-  ir::SoftmaxOp softmax;
-  for (Operation& op : body) {
-    if (auto mm = dyn_cast<ir::MatmulOp>(op)) matmuls.push_back(mm);
-    if (auto s = dyn_cast<ir::SoftmaxOp>(op)) softmax = s;
-  }
-  if (matmuls.size() != 2 || !softmax) return fusion.emitOpError("is not an attention (tg-fuse-attention)");
-  ir::MatmulOp scores = matmuls[0], values = matmuls[1];
-  const AttentionShape shape = attentionShape(scores, values);
-  const int sm = archNumber(options.arch);
-  const int64_t maxCluster = options.tuning.attentionCluster;
-  if (std::string why = whyNotAttentionKernel(shape, sm, maxCluster); !why.empty())
-    return fusion.emitOpError("attention kernel: ") << why;
-  if (attentionKernel(shape) == AttentionKernel::flash)
-    return emitFlashAttention(fusion, scores, values, softmax, shape, name, options);
-  const int64_t cluster = attentionCluster(shape, sm, maxCluster);
-  const int64_t share = (shape.keys + cluster - 1) / cluster;
+void setAttentionViews(KernelEmission& e, ir::FusionOp fusion, const FewRowAttentionBody& body) {
+  if (!body.kView && !body.vView) return;
+  e.argumentByteOffsets.assign(fusion.getNumOperands() + fusion.getNumResults(), 0);
+  e.argumentByteOffsets[body.kInput] = body.kView * static_cast<int64_t>(dtype_size(body.kType));
+  e.argumentByteOffsets[body.vInput] = body.vView * static_cast<int64_t>(dtype_size(body.vType));
+}
 
+FailureOr<FewRowAttentionBody> fewRowAttentionBody(ir::FusionOp fusion, ir::MatmulOp scores, ir::MatmulOp values,
+                                                   ir::SoftmaxOp softmax, const AttentionShape& shape,
+                                                   const CodeGenOptions& options, bool split) {
+  Block& body = fusion.getBody().front();
+  FewRowAttentionBody r;
   // The keys and values: rows of contiguous windows of inputs.
-  const DType kType = dtypeOfValue(scores.getB()), vType = dtypeOfValue(values.getB());
-  int64_t kOffset = 0, kView = 0, vOffset = 0, vView = 0;
-  const int kInput = operandInput(scores.getB(), kType, /*windows=*/true, kOffset, kView);
-  const int vInput = operandInput(values.getB(), vType, /*windows=*/true, vOffset, vView);
-  if (kInput < 0 || vInput < 0)
+  r.kType = dtypeOfValue(scores.getB());
+  r.vType = dtypeOfValue(values.getB());
+  const DType kType = r.kType, vType = r.vType;
+  int64_t kOffset = 0, vOffset = 0;
+  r.kInput = operandInput(scores.getB(), kType, /*windows=*/true, kOffset, r.kView);
+  r.vInput = operandInput(values.getB(), vType, /*windows=*/true, vOffset, r.vView);
+  if (r.kInput < 0 || r.vInput < 0)
     return fusion.emitOpError("attention keys and values must be contiguous windows of inputs");
-  if (kInput == vInput && kView != vView)
+  if (r.kInput == r.vInput && r.kView != r.vView)
     return fusion.emitOpError("attention keys and values read one input through two views");
   const int64_t kBatch = shape.keys * shape.dim, vBatch = shape.keys * shape.valueDim;
   const int64_t kPer = 16 / static_cast<int64_t>(dtype_size(kType)), vPer = 16 / static_cast<int64_t>(dtype_size(vType));
-  const int64_t kVec = shape.dim % kPer == 0 && kOffset % kPer == 0 && kBatch % kPer == 0 ? kPer : 1;
-  const int64_t vVec = shape.valueDim % vPer == 0 && vOffset % vPer == 0 && vBatch % vPer == 0 ? vPer : 1;
-  // Lanes per key: enough for the row's chunks, a power of two up to a warp.
-  int64_t lanes = 1;
-  while (lanes < 32 && lanes * kVec < shape.dim) lanes *= 2;
+  // The cluster kernel: 16-byte loads where the rows, the window and the batch stride allow,
+  // else element loads. The split kernel: a lane takes 16 bytes of a row either way, loaded
+  // as one vector when the rows' addresses allow it (aligned(), asked at run time).
+  r.kVec = split || (shape.dim % kPer == 0 && kOffset % kPer == 0 && kBatch % kPer == 0) ? kPer : 1;
+  r.vVec = split || (shape.valueDim % vPer == 0 && vOffset % vPer == 0 && vBatch % vPer == 0) ? vPer : 1;
 
   std::ostringstream os;
   const Shape scoreShape = shapeOf(scores.getResult());
@@ -76,23 +70,28 @@ FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& 
   os << "  typedef " << index << " EIndex;\n";
   os << "  static constexpr long long kBatch = " << shape.batch << "ll, kM = " << shape.rows
      << "ll, kS = " << shape.keys << "ll, kD = " << shape.dim << "ll, kDv = " << shape.valueDim << "ll;\n";
-  os << "  static constexpr int kVecK = " << kVec << ", kVecV = " << vVec << ";\n";
+  os << "  static constexpr int kVecK = " << r.kVec << ", kVecV = " << r.vVec << ";\n";
   os << "  typedef " << storageType(kType) << " ElemK;\n  typedef " << storageType(vType) << " ElemV;\n";
   os << gemmBodyPointers(fusion);
+  if (split) os << "  float* __restrict__ scratch;  // the chunks' partial results\n";
   os << "  static __device__ __forceinline__ float cvtK(ElemK e) { return " << loadConvert(kType, "e") << "; }\n";
   os << "  static __device__ __forceinline__ float cvtV(ElemV e) { return " << loadConvert(vType, "e") << "; }\n";
-  os << "  __device__ __forceinline__ const ElemK* keys(long long b) const { return in" << kInput << " + "
+  os << "  __device__ __forceinline__ const ElemK* keys(long long b) const { return in" << r.kInput << " + "
      << kOffset << "ll + b * " << kBatch << "ll; }\n";
-  os << "  __device__ __forceinline__ const ElemV* values(long long b) const { return in" << vInput << " + "
+  os << "  __device__ __forceinline__ const ElemV* values(long long b) const { return in" << r.vInput << " + "
      << vOffset << "ll + b * " << vBatch << "ll; }\n";
-  os << "  __device__ __forceinline__ bool aligned() const { return tg_aligned16(in" << kInput
-     << ") && tg_aligned16(in" << vInput << "); }\n";
+  if (split)  // every row's start: the window's and each batch's
+    os << "  __device__ __forceinline__ bool aligned() const { return "
+       << (kBatch % kPer == 0 && vBatch % vPer == 0 ? "tg_aligned16(keys(0)) && tg_aligned16(values(0))" : "false")
+       << "; }\n";
+  else
+    os << "  __device__ __forceinline__ bool aligned() const { return tg_aligned16(in" << r.kInput
+       << ") && tg_aligned16(in" << r.vInput << "); }\n";
   // The softmax's exp and division, as the decomposed softmax's kernels write them.
   os << "  static __device__ __forceinline__ float expo(float x) { return "
      << scalarExpr(graph::OpKind::Exp, {}, {"x"}, DType::F32, DType::F32, options.precision) << "; }\n";
   os << "  static __device__ __forceinline__ float divide(float a, float b) { return "
      << scalarExpr(graph::OpKind::Div, {}, {"a", "b"}, DType::F32, DType::F32, options.precision) << "; }\n";
-
   // q(b, m, d): mm1's A at its own index.
   {
     std::ostringstream fn;
@@ -130,7 +129,46 @@ FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& 
   const DType outType = dtypeOfValue(fusion.getResult(0));
   os << "  __device__ __forceinline__ void store(long long b, long long m, long long d, float v) const {\n"
      << "    out0[(b * kM + m) * kDv + d] = " << storeConvert(outType, "v") << ";\n  }\n";
+  if (split)  // which key tiles and chunks a row may see (ScoreMask.h)
+    os << "  __device__ __forceinline__ void blockMask(long long b, long long mLo, long long mHi, long long sLo, "
+          "long long sHi, bool& mayVisible, bool& mayMasked) const {\n"
+       << "    (void)b, (void)mLo, (void)mHi, (void)sLo, (void)sHi;\n"
+       << blockMaskBody(findScoreMasks(softmax.getInput()), scoreShape) << "  }\n";
   os << "};\n";
+  r.text = os.str();
+  return r;
+}
+
+FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& name,
+                                        const CodeGenOptions& options) {
+  Block& body = fusion.getBody().front();
+  SmallVector<ir::MatmulOp, 2> matmuls;
+  ir::SoftmaxOp softmax;
+  for (Operation& op : body) {
+    if (auto mm = dyn_cast<ir::MatmulOp>(op)) matmuls.push_back(mm);
+    if (auto s = dyn_cast<ir::SoftmaxOp>(op)) softmax = s;
+  }
+  if (matmuls.size() != 2 || !softmax) return fusion.emitOpError("is not an attention (tg-fuse-attention)");
+  ir::MatmulOp scores = matmuls[0], values = matmuls[1];
+  const AttentionShape shape = attentionShape(scores, values);
+  const int sm = archNumber(options.arch);
+  const int64_t maxCluster = options.tuning.attentionCluster;
+  if (std::string why = whyNotAttentionKernel(shape, sm, maxCluster); !why.empty())
+    return fusion.emitOpError("attention kernel: ") << why;
+  switch (attentionKernel(shape)) {
+    case AttentionKernel::flash: return emitFlashAttention(fusion, scores, values, softmax, shape, name, options);
+    case AttentionKernel::split: return emitSplitAttention(fusion, scores, values, softmax, shape, name, options);
+    case AttentionKernel::decode: break;
+  }
+  const int64_t cluster = attentionCluster(shape, sm, maxCluster);
+  const int64_t share = (shape.keys + cluster - 1) / cluster;
+  FailureOr<FewRowAttentionBody> tgBody = fewRowAttentionBody(fusion, scores, values, softmax, shape, options, false);
+  if (failed(tgBody)) return failure();
+  const DType kType = tgBody->kType, vType = tgBody->vType;
+  const int64_t kVec = tgBody->kVec, vVec = tgBody->vVec;
+  // Lanes per key: enough for the row's chunks, a power of two up to a warp.
+  int64_t lanes = 1;
+  while (lanes < 32 && lanes * kVec < shape.dim) lanes *= 2;
 
   // The block's keys and values staged in shared memory when their rows are 16-byte multiples
   // and they fit beside the rest (Attention.h's budget).
@@ -153,13 +191,9 @@ FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& 
   KernelEmission e;
   e.kernel.name = name;
   e.kernel.summary = summary.str();
-  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + clusterTemplate() +
+  e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + tgBody->text + clusterTemplate() +
                     (staged ? std::string(asyncCopyTemplate()) : std::string()) + attentionTemplate();
-  if (kView || vView) {
-    e.argumentByteOffsets.assign(fusion.getNumOperands() + fusion.getNumResults(), 0);
-    e.argumentByteOffsets[kInput] = kView * static_cast<int64_t>(dtype_size(kType));
-    e.argumentByteOffsets[vInput] = vView * static_cast<int64_t>(dtype_size(vType));
-  }
+  setAttentionViews(e, fusion, *tgBody);
   if (failed(setGrid(e, fusion, cluster, shape.batch))) return failure();
   e.dims.block[0] = kThreads;
   return e;

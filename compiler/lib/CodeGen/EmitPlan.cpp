@@ -112,7 +112,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
   plan.programmaticLaunches = options.tuning.pdl != 0 && archNumber(options.arch) >= 90;
   Block& block = func.getBody().front();
   llvm::DenseMap<Value, int> bufferOf;
-  int checkFlag = -1;
+  int checkFlag = -1, scratch = -1;
   // Kernels that differ only in their names are one kernel, launched by each of their launches:
   // a model's layers repeat the same kernels, and each is then compiled, cached and loaded once
   // (a 12-layer decoder step: 191 launches of far fewer kernels).
@@ -234,6 +234,23 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
       }
       launch.buffers[a] = view->second;
     }
+    if (emission->scratchBytes > 0) {
+      // One scratch region at the end of the arena serves every fusion that needs one: each
+      // kernel waits for the one before (stream order, or griddepcontrol.wait), so a fusion's
+      // scratch is dead once its last launch is done.
+      if (scratch < 0) {
+        rt::PlanBuffer b;
+        b.kind = rt::PlanBuffer::Kind::Arena;
+        b.offset = (plan.arenaBytes + 255) / 256 * 256;
+        b.label = "scratch of the kernels' partial results";
+        scratch = static_cast<int>(plan.buffers.size());
+        plan.buffers.push_back(std::move(b));
+      }
+      rt::PlanBuffer& b = plan.buffers[static_cast<size_t>(scratch)];
+      b.bytes = std::max(b.bytes, emission->scratchBytes);
+      plan.arenaBytes = std::max(plan.arenaBytes, b.offset + b.bytes);
+      launch.buffers.push_back(scratch);
+    }
     if (emission->writesCheckFlag) {
       if (checkFlag < 0) {
         rt::PlanBuffer flag;
@@ -246,7 +263,19 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
       launch.buffers.push_back(checkFlag);
     }
     if (isNew) plan.kernels.push_back(std::move(emission->kernel));
+    rt::PlanLaunch then;
+    if (!emission->then.name.empty()) {  // a second kernel on the same parameters
+      if (plan.programmaticLaunches) emission->then.source.insert(0, "#define TG_PDL 1\n");
+      auto [thenKnown, thenNew] = kernelOfSource.try_emplace(sourceWithoutName(emission->then),
+                                                             static_cast<int>(plan.kernels.size()));
+      then.kernel = thenKnown->second;
+      then.fusion = name.str();
+      then.dims = emission->thenDims;
+      then.buffers = launch.buffers;
+      if (thenNew) plan.kernels.push_back(std::move(emission->then));
+    }
     plan.launches.push_back(std::move(launch));
+    if (then.kernel >= 0) plan.launches.push_back(std::move(then));
   }
   return plan;
 }

@@ -29,6 +29,15 @@ struct KernelEmission {
   /// its results), each a multiple of kViewAlignmentBytes (tg/Dialect/LayoutChain.h); empty or 0:
   /// the buffer's own address. The window offsets of a model's layers go here, not in the code.
   std::vector<int64_t> argumentByteOffsets;
+  /// Bytes of scratch memory the kernel needs (partial results): a buffer of the per-call arena
+  /// that EmitPlan passes after the results, live from this launch to the end of `then`'s
+  /// (the scratch of consecutive fusions is the same memory: each kernel waits for the one
+  /// before). 0: none.
+  size_t scratchBytes = 0;
+  /// A kernel launched right after this one with the same parameters (the combine of a
+  /// split-key attention); empty name: none.
+  rt::KernelSource then;
+  rt::LaunchDims thenDims;
 };
 
 /// The embedded templates (templates/*.cuh).
@@ -47,6 +56,7 @@ const char* rowTemplate();
 const char* clusterTemplate();
 const char* attentionTemplate();
 const char* attentionFlashTemplate();
+const char* attentionSplitTemplate();
 const char* asyncCopyTemplate();
 const char* columnsTemplate();
 
@@ -63,6 +73,27 @@ mlir::FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::st
 /// The flash-attention kernel of an attention fusion with many query rows (sm_90a;
 /// EmitAttentionFlash.cpp): `scores` = q @ k^T, `values` = p @ v, `softmax` between them.
 mlir::FailureOr<KernelEmission> emitFlashAttention(ir::FusionOp fusion, ir::MatmulOp scores, ir::MatmulOp values,
+                                                   ir::SoftmaxOp softmax, const AttentionShape& shape,
+                                                   const std::string& name, const CodeGenOptions& options);
+/// `struct TgBody` of the few-row attention kernels (templates/attention.cuh; with `split`,
+/// templates/attention_split.cuh: plus its scratch pointer and blockMask()), and where its keys
+/// and values are (EmitAttention.cpp).
+struct FewRowAttentionBody {
+  std::string text;
+  DType kType = DType::F32, vType = DType::F32;
+  int kInput = -1, vInput = -1;
+  int64_t kView = 0, vView = 0;  ///< elements the launch adds to the keys' / values' pointers
+  int64_t kVec = 1, vVec = 1;    ///< elements a 16-byte load (1: element loads)
+};
+mlir::FailureOr<FewRowAttentionBody> fewRowAttentionBody(ir::FusionOp fusion, ir::MatmulOp scores,
+                                                         ir::MatmulOp values, ir::SoftmaxOp softmax,
+                                                         const AttentionShape& shape,
+                                                         const CodeGenOptions& options, bool split);
+/// The argument byte offsets of `body`'s key and value views.
+void setAttentionViews(KernelEmission& e, ir::FusionOp fusion, const FewRowAttentionBody& body);
+/// The split-key (flash-decoding) kernels of a decode-sized attention fusion
+/// (EmitAttentionSplit.cpp): the chunks' partials into the scratch buffer, then the combine.
+mlir::FailureOr<KernelEmission> emitSplitAttention(ir::FusionOp fusion, ir::MatmulOp scores, ir::MatmulOp values,
                                                    ir::SoftmaxOp softmax, const AttentionShape& shape,
                                                    const std::string& name, const CodeGenOptions& options);
 mlir::FailureOr<KernelEmission> emitCheck(ir::FusionOp fusion, const std::string& name,

@@ -35,6 +35,7 @@ Tuning tuningFromEnvironment() {
   readInt("TG_ATTENTION_CLUSTER", t.attentionCluster);
   readInt("TG_ATTENTION_PINGPONG", t.attentionPingpong);
   readInt("TG_ATTENTION_TILE_GROUP", t.attentionTileGroup);
+  readInt("TG_ATTENTION_SPLITS", t.attentionSplits);
   return t;
 }
 

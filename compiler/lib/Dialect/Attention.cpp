@@ -26,11 +26,35 @@ AttentionShape attentionShape(ir::MatmulOp scores, ir::MatmulOp values) {
   Value p = values.getA();
   while (auto c = p.getDefiningOp<ir::CastOp>()) p = c.getInput();
   a.probsOnlyCast = static_cast<bool>(p.getDefiningOp<ir::SoftmaxOp>());
+  if (k.getElementType() == v.getElementType())
+    a.keyValueBytes = k.getElementType().isF32() ? 4 : k.getElementType().isBF16() || k.getElementType().isF16() ? 2 : 0;
   return a;
 }
 
+std::string whyNotSplitAttention(const AttentionShape& shape) {
+  const std::string rows = std::to_string(shape.rows) + " query rows per head";
+  if (shape.rows == 0 || shape.keys == 0 || shape.dim == 0) return "an empty attention (no rows, keys or dims)";
+  if (shape.rows > kAttentionMaxRows) return rows + ": more than the split-key kernel's " + std::to_string(kAttentionMaxRows);
+  if (shape.dim != shape.valueDim)
+    return rows + " and head dims " + std::to_string(shape.dim) + " and " + std::to_string(shape.valueDim) +
+           ": the split-key kernel takes equal head dims";
+  if (shape.keyValueBytes == 0) return rows + ": the split-key kernel takes keys and values of one type";
+  const int64_t vec = 16 / shape.keyValueBytes, lanes = shape.dim / vec;
+  if (shape.dim % vec != 0 || lanes > 32 || (lanes & (lanes - 1)) != 0)
+    return rows + " and head dim " + std::to_string(shape.dim) +
+           ": the split-key kernel takes rows of a power of two of 16-byte chunks, up to 32";
+  if (shape.rows * vec > 64 || 4 * (kSplitAttentionThreads / 32) * shape.rows * (shape.dim + 2) > kAttentionSharedBytes)
+    return rows + " of head dim " + std::to_string(shape.dim) +
+           ": more than the split-key kernel holds in registers and shared memory";
+  if (!shape.probsOnlyCast)
+    return rows + ": the split-key kernel takes only casts between the softmax and p @ v (it multiplies "
+                  "unnormalised probabilities)";
+  return {};
+}
+
 AttentionKernel attentionKernel(const AttentionShape& shape) {
-  return shape.rows <= kAttentionMaxRows ? AttentionKernel::decode : AttentionKernel::flash;
+  if (shape.rows > kAttentionMaxRows) return AttentionKernel::flash;
+  return whyNotSplitAttention(shape).empty() ? AttentionKernel::split : AttentionKernel::decode;
 }
 
 int64_t flashAttentionKeysPerBlock(int64_t dim) { return dim > 128 ? 64 : 128; }
@@ -67,8 +91,9 @@ int64_t attentionCluster(const AttentionShape& shape, int smVersion, int64_t max
   return std::clamp<int64_t>(blocks, 1, most);
 }
 
-std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion, int64_t maxCluster) {
-  if (attentionKernel(shape) == AttentionKernel::flash) return whyNotFlash(shape, smVersion);
+namespace {
+
+std::string whyNotClusterAttention(const AttentionShape& shape, int smVersion, int64_t maxCluster) {
   if (shape.dim > kAttentionMaxDim || shape.valueDim > kAttentionMaxDim)
     return "head dims " + std::to_string(shape.dim) + " and " + std::to_string(shape.valueDim) +
            "; the attention kernel takes at most " + std::to_string(kAttentionMaxDim);
@@ -89,6 +114,20 @@ std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion, in
            " bytes of shared memory a block; the attention kernel holds at most " +
            std::to_string(kAttentionSharedBytes);
   return {};
+}
+
+}  // namespace
+
+std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion, int64_t maxCluster) {
+  switch (attentionKernel(shape)) {
+    case AttentionKernel::flash: return whyNotFlash(shape, smVersion);
+    case AttentionKernel::split: return {};
+    case AttentionKernel::decode: break;
+  }
+  // Neither decode-sized kernel: say why for both.
+  std::string why = whyNotClusterAttention(shape, smVersion, maxCluster);
+  if (why.empty()) return {};
+  return why + " (and " + whyNotSplitAttention(shape) + ")";
 }
 
 }  // namespace tg

@@ -128,8 +128,8 @@ std::string matchAttention(ir::SoftmaxOp softmax, int smVersion, int64_t maxClus
              " are read through a transpose, broadcast or strided slice, not as rows in memory";
   const AttentionShape shape = attentionShape(m.scores, m.values);
   if (!decode && attentionKernel(shape) == AttentionKernel::decode)
-    return std::to_string(shape.rows) + " query rows per head: decode-sized attention stays separate kernels "
-           "(the decode kernel is slower on the H200; JitOptions::decode_attention turns it on)";
+    return whyNotSplitAttention(shape) + "; such decode-sized attention stays separate kernels (the cluster "
+           "kernel is slower on the H200; JitOptions::decode_attention turns it on)";
   if (std::string why = whyNotAttentionKernel(shape, smVersion, maxCluster); !why.empty()) return why;
   return {};
 }

@@ -365,12 +365,16 @@ struct JitOptions {
   /// With `fuse`: softmax(modify(q @ k^T)) @ v with more than 16 query rows per head
   /// (prefill, training) is one flash-attention kernel on sm_90a, the scores never stored;
   /// the ops between the products (a scale, masks, which also skip the key blocks they
-  /// remove, biases, a soft cap, a cast) run inside it. false: the scores, the softmax and
-  /// p @ v are kernels of their own.
+  /// remove, biases, a soft cap, a cast) run inside it. Decode-sized attention (at most 16
+  /// query rows per head: a token's query heads on their key/value head) is split over the
+  /// keys (flash-decoding: two kernels, the second combining the chunks; chunks a mask
+  /// removes, as past a decode position, are not read) where that kernel takes it (head dims
+  /// of 64, 128 or 256 for 16-bit types, only casts after the softmax). false: the scores,
+  /// the softmax and p @ v are kernels of their own.
   bool fuse_attention = true;
-  /// With `fuse_attention`: decode-sized attention (at most 16 query rows per head) is one
-  /// kernel too. Off by default: on the H200 that kernel is slower than the separate ones
-  /// (benchmarks/RESULTS.md, 2026-12-03 14:30).
+  /// With `fuse_attention`: decode-sized attention the split kernel does not take (other
+  /// head dims, a value dim that differs) is one cluster kernel. Off by default: on the H200
+  /// that kernel is slower than the separate ones (benchmarks/RESULTS.md, 2026-12-03 14:30).
   bool decode_attention = false;
   /// How kernels evaluate exp, tanh, division, ... (see tg/Support/Precision.h).
   Precision precision = Precision::Auto;

@@ -2,10 +2,12 @@
 // RUN: tg-opt %s -split-input-file -tg-fuse-attention 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // RUN: tg-opt %s -split-input-file -tg-fuse-attention=arch=sm_80 2>&1 >/dev/null | FileCheck %s --check-prefix=SM80
 // RUN: tg-opt %s -split-input-file -tg-fuse-attention=decode=false 2>&1 >/dev/null | FileCheck %s --check-prefix=NODECODE
+// RUN: tg-opt %s -split-input-file -tg-fuse-attention=decode=false 2>/dev/null | FileCheck %s --check-prefix=SPLIT
 //
 // softmax(modify(q @ k^T)) @ v of decode size becomes one attention fusion; the mask's cone
 // (iotas, a position) and the scale are cloned in, the keys' and values' layer windows are
-// read through their cloned slices.
+// read through their cloned slices. The split-key kernel takes it, so it is fused without the
+// cluster kernel (decode=false) too.
 
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME: (%[[Q:.+]]: tensor<4x4x128xbf16>, %[[KC:.+]]: tensor<2x4x640x128xbf16>, %[[VC:.+]]: tensor<2x4x640x128xbf16>, %[[POS:.+]]: tensor<i32>)
@@ -20,7 +22,8 @@
 // CHECK: %[[PV:.+]] = tg.matmul
 // CHECK: tg.yield %[[PV]]
 // CHECK: return %[[O]]
-// NODECODE: remark: not fused into an attention kernel: 4 query rows per head: decode-sized attention stays separate kernels
+// SPLIT-LABEL: func.func @decode
+// SPLIT-NEXT: tg.fusion attention
 func.func @decode(%q: tensor<4x4x128xbf16>, %kc: tensor<2x4x640x128xbf16>, %vc: tensor<2x4x640x128xbf16>,
                   %pos: tensor<i32>) -> tensor<4x4x128xbf16> {
   %k0 = tg.slice %kc starts = [1, 0, 0, 0] limits = [2, 4, 640, 128] steps = [1, 1, 1, 1] : tensor<2x4x640x128xbf16> to tensor<1x4x640x128xbf16>
@@ -45,10 +48,30 @@ func.func @decode(%q: tensor<4x4x128xbf16>, %kc: tensor<2x4x640x128xbf16>, %vc: 
 
 // -----
 
+// Head dim 96 is not a power of two of 16-byte chunks: the split-key kernel does not take it,
+// the cluster kernel does, and without that kernel (decode=false) it stays apart, with both
+// reasons.
+// CHECK-LABEL: func.func @decode_head_dim_96
+// CHECK-NEXT: tg.fusion attention
+// SPLIT-LABEL: func.func @decode_head_dim_96
+// SPLIT-NOT: tg.fusion
+// NODECODE: remark: not fused into an attention kernel: 4 query rows per head and head dim 96: the split-key kernel takes rows of a power of two of 16-byte chunks, up to 32; such decode-sized attention stays separate kernels
+func.func @decode_head_dim_96(%q: tensor<4x4x96xbf16>, %k: tensor<4x640x96xbf16>, %v: tensor<4x640x96xbf16>) -> tensor<4x4x96xbf16> {
+  %s = tg.matmul %q, %k transpose_b : tensor<4x4x96xbf16>, tensor<4x640x96xbf16> -> tensor<4x4x640xbf16>
+  %sf = tg.cast %s : tensor<4x4x640xbf16> to tensor<4x4x640xf32>
+  %p = tg.softmax %sf axis = 2 : tensor<4x4x640xf32>
+  %pb = tg.cast %p : tensor<4x4x640xf32> to tensor<4x4x640xbf16>
+  %o = tg.matmul %pb, %v : tensor<4x4x640xbf16>, tensor<4x640x96xbf16> -> tensor<4x4x96xbf16>
+  return %o : tensor<4x4x96xbf16>
+}
+
+// -----
+
 // Prefill-sized in f32: 512 query rows per head take the flash-attention kernel, whose
 // products run on wgmma in bf16 or f16; they stay separate kernels, with the reason.
 // CHECK-LABEL: func.func @prefill
 // CHECK-NOT: tg.fusion
+// SPLIT-LABEL: func.func @prefill(
 // REMARK: remark: not fused into an attention kernel: 512 query rows per head: the flash-attention kernel takes q, k, v and the probabilities all bf16 or all f16
 func.func @prefill(%q: tensor<4x512x64xf32>, %k: tensor<4x512x64xf32>, %v: tensor<4x512x64xf32>) -> tensor<4x512x64xf32> {
   %s = tg.matmul %q, %k transpose_b : tensor<4x512x64xf32>, tensor<4x512x64xf32> -> tensor<4x512x512xf32>
@@ -148,7 +171,7 @@ func.func @keys_transposed(%q: tensor<2x4x64xf32>, %kt: tensor<2x64x100xf32>, %v
 // many), and one block on sm_80.
 // CHECK-LABEL: func.func @long_cache
 // CHECK-NOT: tg.fusion
-// REMARK: remark: not fused into an attention kernel: 16 x 8192 scores over 8 block(s) need 65536 bytes
+// REMARK: remark: not fused into an attention kernel: 16 x 8192 scores over 8 block(s) need 65536 bytes {{.*}} (and 16 query rows per head of head dim 64: more than the split-key kernel holds in registers and shared memory)
 // SM80: remark: not fused into an attention kernel: 16 x 8192 scores over 1 block(s) need 524288 bytes
 func.func @long_cache(%q: tensor<1x16x64xbf16>, %k: tensor<1x8192x64xbf16>, %v: tensor<1x8192x64xbf16>) -> tensor<1x16x64xbf16> {
   %s = tg.matmul %q, %k transpose_b : tensor<1x16x64xbf16>, tensor<1x8192x64xbf16> -> tensor<1x16x8192xbf16>

@@ -45,6 +45,9 @@ struct Tuning {
   /// first within groups of this many batches (attention_flash.cuh's TG_TILE_GROUP); 0: the
   /// default (8 with masks that skip key blocks, else 1).
   int attentionTileGroup = 0;
+  /// TG_ATTENTION_SPLITS: the chunks the split-key (decode) attention kernel cuts the keys
+  /// into (attention_split.cuh); 0: the default (about two blocks a multiprocessor).
+  int attentionSplits = 0;
   /// TG_PDL=1: programmatic dependent launch on sm_90+ (each kernel waits for its predecessor
   /// with griddepcontrol; launches and CUDA graph edges let it start early:
   /// Plan::programmaticLaunches). Off by default until measured on the GPU.

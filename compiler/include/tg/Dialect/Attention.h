@@ -10,6 +10,13 @@
 //    elsewhere), each holding its share of the scores, M x ceil(S / cluster) floats, in at
 //    most kAttentionScoreBytes of shared memory (and q, the scores and the partial p @ v in
 //    kAttentionSharedBytes).
+// Decode-sized attention takes the split-key kernel (templates/attention_split.cuh,
+// flash-decoding) when it can: the keys split into chunks over many blocks, each streaming its
+// chunk once with an online softmax, and a second kernel combining the chunks' partials. It
+// needs equal head dims whose rows are a power of two of 16-byte chunks up to a warp (64,
+// 128, 256 for 16-bit types), keys and values of one type, only casts between the softmax
+// and p @ v, and few enough rows for its registers and shared memory. Other decode-sized
+// attention takes the cluster kernel above when JitOptions::decode_attention asks for it.
 // More query rows (prefill, training) take the flash-attention kernel
 // (templates/attention_flash.cuh) on sm_90a: 128 query rows a CTA against blocks of keys with
 // an online softmax, both products on wgmma, so it needs equal head dims of 64, 128 or 256,
@@ -42,12 +49,21 @@ struct AttentionShape {
   bool sameTwoByteOperands = false;
   /// Only casts between the softmax and p @ v.
   bool probsOnlyCast = false;
+  /// Bytes of a key's element (0: keys and values of different types).
+  int64_t keyValueBytes = 0;
 };
 
-/// The two kernels: a few rows a head (decode: templates/attention.cuh) or many
+/// The split-key kernel's threads a block (its warps' partials meet in shared memory).
+inline constexpr int64_t kSplitAttentionThreads = 256;
+
+/// The three kernels: a few rows a head split over the keys (templates/attention_split.cuh)
+/// or, where that kernel cannot take them, over a cluster (templates/attention.cuh); many rows
 /// (templates/attention_flash.cuh).
-enum class AttentionKernel { decode, flash };
+enum class AttentionKernel { decode, split, flash };
 AttentionKernel attentionKernel(const AttentionShape& shape);
+
+/// Why the split-key kernel cannot take `shape` (empty: it can).
+std::string whyNotSplitAttention(const AttentionShape& shape);
 
 /// The flash kernel's head dims (64, 128, 256) and keys a block on sm_90a.
 int64_t flashAttentionKeysPerBlock(int64_t dim);

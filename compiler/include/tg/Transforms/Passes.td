@@ -31,7 +31,8 @@ def TgFuseAttention : Pass<"tg-fuse-attention", "mlir::func::FuncOp"> {
     matmul p @ v through elementwise ops (a cast) becomes one `tg.fusion attention` holding
     all of it; the operands of the elementwise ops come along as cloned layout chains, splat
     constants and cheap elementwise cones (a causal mask from iotas), q, k and v are inputs.
-    Only problems an attention kernel takes (tg/Dialect/Attention.h: decode-sized, or many
+    Only problems an attention kernel takes (tg/Dialect/Attention.h: decode-sized, split over
+    the keys or on a cluster, or many
     rows for the flash-attention kernel on sm_90a, on the target `arch`) are fused; a softmax next to a matmul that is not gets a remark saying why.
   }];
   let dependentDialects = ["::tg::ir::TgDialect"];
@@ -42,7 +43,7 @@ def TgFuseAttention : Pass<"tg-fuse-attention", "mlir::func::FuncOp"> {
     Option<"remarks", "remarks", "bool", /*default=*/"true",
            "Emit a remark for a softmax next to a matmul that is not fused">,
     Option<"decode", "decode", "bool", /*default=*/"true",
-           "Fuse decode-sized attention (at most 16 query rows a head) too (the pipeline: only with PipelineOptions::decodeAttention)">,
+           "Fuse decode-sized attention that the split-key kernel does not take into the cluster kernel (the pipeline: only with PipelineOptions::decodeAttention)">,
   ];
   let statistics = [
     Statistic<"numFused", "num-fused", "Attention kernels formed">,

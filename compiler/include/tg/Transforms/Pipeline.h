@@ -24,14 +24,14 @@ struct PipelineOptions {
   /// in row kernels (tg-fuse's fuse-reductions; EmitRow.cpp writes them). Off: each
   /// reduction is a kernel of its own (tgc --no-fuse-reductions).
   bool fuseReductions = true;
-  /// softmax(modify(q @ k^T)) @ v with many query rows becomes one flash-attention kernel
-  /// (tg-fuse-attention, before the composites are decomposed; tgc --no-fuse-attention turns
-  /// it off).
+  /// softmax(modify(q @ k^T)) @ v with many query rows becomes one flash-attention kernel,
+  /// with a few rows the split-key kernels where they take it (tg-fuse-attention, before the
+  /// composites are decomposed; tgc --no-fuse-attention turns it off).
   bool fuseAttention = true;
-  /// With fuseAttention, decode-sized attention (at most 16 query rows a head) too (tgc
-  /// --decode-attention). Off by default: on the H200 that kernel takes 19 us for the
-  /// decoder's 4 x [4 x 640] heads, more than the separate scores, softmax and p @ v kernels
-  /// it replaces (benchmarks/RESULTS.md).
+  /// With fuseAttention, decode-sized attention the split-key kernel does not take goes to
+  /// the cluster kernel (tgc --decode-attention). Off by default: on the H200 that kernel took
+  /// 19 us for the decoder's 4 x [4 x 640] heads, more than the separate scores, softmax and
+  /// p @ v kernels it replaces (benchmarks/RESULTS.md).
   bool decodeAttention = false;
   /// The target (arch, SM count), precision and tuning knobs, handed to the passes that need
   /// them and to code generation as they are.
