@@ -30,6 +30,7 @@
 #include <cmath>
 #include <mutex>
 #include <random>
+#include <regex>
 
 namespace {
 
@@ -83,7 +84,17 @@ void expectCompiles(const tg::rt::Plan& plan, const std::string& arch) {
   if (!tg::rt::nvrtcAvailable(&why)) return;
   for (const tg::rt::KernelSource& k : plan.kernels) {
     try {
-      EXPECT_FALSE(tg::rt::compileCuda(k.source, k.name + ".cu", arch, tg::rt::defaultNvrtcOptions()).cubin.empty());
+      std::vector<std::string> verbose = tg::rt::defaultNvrtcOptions();
+      verbose.push_back("--ptxas-options=--verbose");
+      const tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", arch, verbose);
+      EXPECT_FALSE(r.cubin.empty());
+      // The split-key kernels spill nothing (its register cap for two blocks a multiprocessor
+      // holds plain few-row tiles; with a modifier there is no cap). The cluster kernel's 512
+      // threads may spill a little (36 bytes with 16 rows of 96).
+      const bool split = k.summary.rfind("split-key", 0) == 0 || k.summary.rfind("the combine of split-key", 0) == 0;
+      if (split)
+        EXPECT_FALSE(std::regex_search(r.log, std::regex("[1-9][0-9]* bytes spill (stores|loads)"))) << k.name << ": "
+                                                                                                     << r.log;
     } catch (const std::exception& e) {
       ADD_FAILURE() << k.name << " does not compile for " << arch << ": " << e.what();
     }
@@ -100,7 +111,7 @@ TEST(AttentionFusion, DecodeAttentionIsSplitOverTheKeysOrOneClusterKernel) {
   const Case cases[] = {
       {4, 4, 640, 128, 128, DType::BF16, "split-key attention (10 chunk(s) of 64 keys, 256 threads a block"},
       {2, 1, 100, 64, 64, DType::F32, "split-key attention (2 chunk(s) of 56 keys, 256 threads a block"},
-      {16, 4, 32768, 128, 128, DType::BF16, "split-key attention (17 chunk(s) of 1928 keys, 256 threads a block"},
+      {16, 4, 32768, 128, 128, DType::BF16, "split-key attention (15 chunk(s) of 2192 keys, 256 threads a block"},
       {3, 16, 1000, 96, 32, DType::F16, "attention (8 block(s) a batch, 125 key(s) each, 16-byte loads, staged)", false},
       {2, 4, 200, 60, 60, DType::BF16, "attention (4 block(s) a batch, 50 key(s) each, element loads)"},
       {1, 8, 9, 128, 128, DType::BF16, "split-key attention (1 chunk(s) of 12 keys, 256 threads a block"},

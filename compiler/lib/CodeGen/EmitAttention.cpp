@@ -76,6 +76,7 @@ FailureOr<FewRowAttentionBody> fewRowAttentionBody(ir::FusionOp fusion, ir::Matm
   if (split) os << "  float* __restrict__ scratch;  // the chunks' partial results\n";
   os << "  static __device__ __forceinline__ float cvtK(ElemK e) { return " << loadConvert(kType, "e") << "; }\n";
   os << "  static __device__ __forceinline__ float cvtV(ElemV e) { return " << loadConvert(vType, "e") << "; }\n";
+  if (split) os << "  static __device__ __forceinline__ ElemK toK(float f) { return " << storeConvert(kType, "f") << "; }\n";
   os << "  __device__ __forceinline__ const ElemK* keys(long long b) const { return in" << r.kInput << " + "
      << kOffset << "ll + b * " << kBatch << "ll; }\n";
   os << "  __device__ __forceinline__ const ElemV* values(long long b) const { return in" << r.vInput << " + "

@@ -36,6 +36,10 @@ Tuning tuningFromEnvironment() {
   readInt("TG_ATTENTION_PINGPONG", t.attentionPingpong);
   readInt("TG_ATTENTION_TILE_GROUP", t.attentionTileGroup);
   readInt("TG_ATTENTION_SPLITS", t.attentionSplits);
+  readInt("TG_ATTENTION_SPLIT_BLOCKS", t.attentionSplitBlocks);
+  readInt("TG_ATTENTION_SPLIT_UNROLL", t.attentionSplitUnroll);
+  readInt("TG_ATTENTION_SPLIT_PREFETCH", t.attentionSplitPrefetch);
+  readInt("TG_ATTENTION_SPLIT_MIN_BLOCKS", t.attentionSplitMinBlocks);
   return t;
 }
 

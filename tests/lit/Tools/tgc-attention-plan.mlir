@@ -1,7 +1,9 @@
 // Decode-sized attention's plan (issue 17): the split-key (flash-decoding) kernel splits the
-// 640 keys into chunks over about two blocks an SM, writes each chunk's partials to a scratch
-// buffer in the arena and a combine kernel, launched next with the same buffers, rescales them
-// into the output. Fewer SMs: fewer, longer chunks.
+// 640 keys into chunks (at least a wave of blocks, the last wave nearly full, here at most one
+// tile of 8 keys a warp: 10 chunks), writes each chunk's partials to a scratch buffer in the
+// arena and a combine kernel, launched next with the same buffers, rescales them into the
+// output. Fewer SMs: fewer, longer chunks (8 SMs, one block each with a mask: 2 chunks for the
+// 4 heads).
 // RUN: tgc dump %s --arch=sm_90a --sm-count=132 --stage=plan | FileCheck %s
 // CHECK: plan @decode for sm_90a: 2 kernel(s), 2 launch(es), arena 83200 bytes
 // CHECK: buffer 7: arena +0, 83200 bytes  (scratch of the kernels' partial results)
@@ -9,14 +11,16 @@
 // CHECK-NEXT: launch [[K]]_combine (for [[K]]) grid(4,4,1) block(128,1,1) {{.*}} buffers [5, 6, 0, 3, 4, 7]  the combine of split-key attention
 // CHECK-NEXT: results: [buffer 4]
 // RUN: tgc dump %s --arch=sm_90a --sm-count=8 --stage=plan | FileCheck %s --check-prefix=FEW
-// FEW: arena 33280 bytes
-// FEW: grid(4,4,1) block(256,1,1) {{.*}} split-key attention (4 chunk(s) of 160 keys
+// FEW: arena 16640 bytes
+// FEW: grid(2,4,1) block(256,1,1) {{.*}} split-key attention (2 chunk(s) of 320 keys
 // The CUDA source: the kernel and its combine are two phases of one template.
 // RUN: tgc dump %s --arch=sm_90a --sm-count=132 --stage=cuda | FileCheck %s --check-prefix=CUDA
 // CUDA: ===== cuda: [[K:tg_a0_[a-z0-9_]+]].cu =====
 // CUDA: #define TG_PHASE 0
 // CUDA: #define TG_SPLITS 10
 // CUDA: #define TG_CHUNK 64
+// The position mask takes registers: no cap for two blocks a multiprocessor.
+// CUDA-NOT: #define TG_MIN_BLOCKS 2
 // CUDA: ===== cuda: [[K]]_combine.cu =====
 // CUDA: #define TG_PHASE 1
 // Without attention fusion: the scores go through memory (a gemv, a row kernel, a matmul).

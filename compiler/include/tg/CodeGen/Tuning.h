@@ -46,8 +46,21 @@ struct Tuning {
   /// default (8 with masks that skip key blocks, else 1).
   int attentionTileGroup = 0;
   /// TG_ATTENTION_SPLITS: the chunks the split-key (decode) attention kernel cuts the keys
-  /// into (attention_split.cuh); 0: the default (about two blocks a multiprocessor).
+  /// into (attention_split.cuh); 0: the default (a wave of resident blocks or more, the last
+  /// wave at least 90% full: EmitAttentionSplit.cpp).
   int attentionSplits = 0;
+  /// TG_ATTENTION_SPLIT_BLOCKS: without TG_ATTENTION_SPLITS, the split-key kernel's blocks a
+  /// multiprocessor in a wave, for choosing the chunks (0: its minimum blocks, below).
+  int attentionSplitBlocks = 0;
+  /// TG_ATTENTION_SPLIT_UNROLL: 16-byte loads of keys (and as many of values) a lane issues for
+  /// one tile of the split-key kernel (0: the default, 4, or 2 with many rows).
+  int attentionSplitUnroll = 0;
+  /// TG_ATTENTION_SPLIT_PREFETCH=1: the split-key kernel loads a warp's next tile before
+  /// computing this one (attention_split.cuh's TG_SPLIT_PREFETCH); 0: the default (off).
+  int attentionSplitPrefetch = 0;
+  /// TG_ATTENTION_SPLIT_MIN_BLOCKS: the split-key kernel's blocks a multiprocessor for
+  /// __launch_bounds__ (a register cap); 0: the default (2 with few rows, else 1).
+  int attentionSplitMinBlocks = 0;
   /// TG_PDL=1: programmatic dependent launch on sm_90+ (each kernel waits for its predecessor
   /// with griddepcontrol; launches and CUDA graph edges let it start early:
   /// Plan::programmaticLaunches). Off by default until measured on the GPU.

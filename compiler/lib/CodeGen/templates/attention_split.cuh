@@ -42,16 +42,38 @@ __device__ __forceinline__ float tg_split_exp(float x) {  // e^x, 0 for -inf
 
 // A lane's 16 bytes of a row, as stored (converted where they are used: half the registers
 // of f32 for 16-bit types).
+// A lane's 16 bytes of a key's or a value's row, kept as four 32-bit words until used (two
+// 16-bit elements a word: a 16-bit element held alone would take a register of its own).
 template <typename E>
-__device__ __forceinline__ void tg_split_load(const E* p, bool vector, E (&raw)[TgBody::kVecK]) {
+__device__ __forceinline__ void tg_split_load(const E* p, bool vector, unsigned (&w)[4]) {
   if (vector) {
-    tg_load_vec(p, raw);
+    const uint4 r = tg_ld16(reinterpret_cast<const uint4*>(p));
+    w[0] = r.x;
+    w[1] = r.y;
+    w[2] = r.z;
+    w[3] = r.w;
   } else {
 #pragma unroll
-    for (int e = 0; e < (int)TgBody::kVecK; ++e) raw[e] = p[e];
+    for (int c = 0; c < 4; ++c) {
+      if constexpr (sizeof(E) == 4)
+        w[c] = __float_as_uint(p[c]);
+      else
+        w[c] = (unsigned)p[2 * c] | ((unsigned)p[2 * c + 1] << 16);
+    }
   }
 }
+// Element e of the 16 bytes, in the body's storage type.
+template <typename E>
+__device__ __forceinline__ E tg_split_elem(const unsigned (&w)[4], int e) {
+  if constexpr (sizeof(E) == 4)
+    return __uint_as_float(w[e]);
+  else
+    return (E)((e & 1) ? w[e >> 1] >> 16 : w[e >> 1] & 0xffffu);
+}
 
+#ifndef TG_SPLIT_PREFETCH
+#define TG_SPLIT_PREFETCH 0
+#endif
 #ifndef TG_MIN_BLOCKS
 #define TG_MIN_BLOCKS 1
 #endif
@@ -81,11 +103,19 @@ extern "C" __global__ void __launch_bounds__(TG_THREADS, TG_MIN_BLOCKS) TG_NAME(
   const TgBody::ElemK* kb = body.keys(b);
   const TgBody::ElemV* vb = body.values(b);
 
-  float q[kM][kV];
+  // The lane's share of q, in the keys' type packed like them (q is a matmul operand of that
+  // type, so nothing is lost): half the registers of floats for 16-bit types.
+  unsigned q[kM][4];
 #pragma unroll
   for (int m = 0; m < kM; ++m)
 #pragma unroll
-    for (int e = 0; e < kV; ++e) q[m][e] = body.q(b, m, sub * kV + e);
+    for (int c = 0; c < 4; ++c) {
+      if constexpr (sizeof(TgBody::ElemK) == 4)
+        q[m][c] = __float_as_uint(body.q(b, m, sub * kV + c));
+      else
+        q[m][c] = (unsigned)TgBody::toK(body.q(b, m, sub * kV + 2 * c)) |
+                  ((unsigned)TgBody::toK(body.q(b, m, sub * kV + 2 * c + 1)) << 16);
+    }
   float o[kM][kV], rowMax[kM], rowSum[kM];
 #pragma unroll
   for (int m = 0; m < kM; ++m) {
@@ -95,26 +125,50 @@ extern "C" __global__ void __launch_bounds__(TG_THREADS, TG_MIN_BLOCKS) TG_NAME(
     for (int e = 0; e < kV; ++e) o[m][e] = 0.0f;
   }
 
-#pragma unroll 1
-  for (long long t0 = c0 + (long long)warp * kTgSplitTile; t0 < cEnd; t0 += (long long)kTgSplitWarps * kTgSplitTile) {
-    const long long tEnd = t0 + kTgSplitTile < cEnd ? t0 + kTgSplitTile : cEnd;
-    bool tileVisible = chunkVisible, tileMasked = chunkMasked;
-    if (chunkMasked) body.blockMask(b, 0, kM - 1, t0, tEnd - 1, tileVisible, tileMasked);
-    if (!tileVisible) continue;
-    // Every load of the tile first: kU keys and values a lane in flight.
-    TgBody::ElemK kv[kU][kV], vv[kU][kV];
+  // A warp's tiles go round robin; with TG_SPLIT_PREFETCH the next visible tile's keys and
+  // values are loaded before this one's scores and p @ v are computed (two tiles of loads in
+  // flight a warp, for more registers).
+  const long long stride = (long long)kTgSplitWarps * kTgSplitTile;
+  auto visibleFrom = [&](long long t) {  // the first tile from t a row sees (cEnd: none)
+    for (; t < cEnd; t += stride) {
+      if (!chunkMasked) return t;
+      bool tileVisible, tileMasked;
+      body.blockMask(b, 0, kM - 1, t, (t + kTgSplitTile < cEnd ? t + kTgSplitTile : cEnd) - 1, tileVisible,
+                     tileMasked);
+      if (tileVisible) return t;
+    }
+    return cEnd;
+  };
+  auto loadTile = [&](long long t, unsigned (&kr)[kU][4], unsigned (&vr)[kU][4]) {
+    const long long tEnd = t + kTgSplitTile < cEnd ? t + kTgSplitTile : cEnd;
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
-      const long long key = t0 + u * kKPL + group;
+      const long long key = t + u * kKPL + group;
       if (key < tEnd) {
-        tg_split_load(kb + key * kD + sub * kV, vector, kv[u]);
-        tg_split_load(vb + key * kD + sub * kV, vector, vv[u]);
+        tg_split_load(kb + key * kD + sub * kV, vector, kr[u]);
+        tg_split_load(vb + key * kD + sub * kV, vector, vr[u]);
       } else {
 #pragma unroll
-        for (int e = 0; e < kV; ++e) kv[u][e] = vv[u][e] = TgBody::ElemK(0);
+        for (int c = 0; c < 4; ++c) kr[u][c] = vr[u][c] = 0u;
       }
     }
-    // Scores: the group's partial dot products meet by shuffles (every lane gets the sum).
+  };
+  unsigned kv[kU][4], vv[kU][4];
+  long long t0 = visibleFrom(c0 + (long long)warp * kTgSplitTile);
+#if TG_SPLIT_PREFETCH
+  unsigned kn[kU][4], vn[kU][4];
+  if (t0 < cEnd) loadTile(t0, kv, vv);
+#endif
+#pragma unroll 1
+  while (t0 < cEnd) {
+    const long long tEnd = t0 + kTgSplitTile < cEnd ? t0 + kTgSplitTile : cEnd;
+    const long long t1 = visibleFrom(t0 + stride);
+#if TG_SPLIT_PREFETCH
+    if (t1 < cEnd) loadTile(t1, kn, vn);
+#else
+    loadTile(t0, kv, vv);
+#endif
+
     float s[kU][kM];
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
@@ -123,7 +177,8 @@ extern "C" __global__ void __launch_bounds__(TG_THREADS, TG_MIN_BLOCKS) TG_NAME(
       for (int m = 0; m < kM; ++m) {
         float acc = 0.0f;
 #pragma unroll
-        for (int e = 0; e < kV; ++e) acc = fmaf(q[m][e], TgBody::cvtK(kv[u][e]), acc);
+        for (int e = 0; e < kV; ++e) acc = fmaf(TgBody::cvtK(tg_split_elem<TgBody::ElemK>(q[m], e)),
+                                                   TgBody::cvtK(tg_split_elem<TgBody::ElemK>(kv[u], e)), acc);
 #pragma unroll
         for (int off = kL / 2; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
         s[u][m] = key < tEnd ? body.score(b, m, key, acc) : TG_SPLIT_NEG_INF;
@@ -150,9 +205,19 @@ extern "C" __global__ void __launch_bounds__(TG_THREADS, TG_MIN_BLOCKS) TG_NAME(
         const float p = tg_split_exp(s[u][m] - shift);
         rowSum[m] += p;  // the group's keys (each lane of a group holds the same p)
 #pragma unroll
-        for (int e = 0; e < kV; ++e) o[m][e] = fmaf(p, TgBody::cvtK(vv[u][e]), o[m][e]);
+        for (int e = 0; e < kV; ++e) o[m][e] = fmaf(p, TgBody::cvtV(tg_split_elem<TgBody::ElemV>(vv[u], e)), o[m][e]);
       }
     }
+#if TG_SPLIT_PREFETCH
+#pragma unroll
+    for (int u = 0; u < kU; ++u)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        kv[u][c] = kn[u][c];
+        vv[u][c] = vn[u][c];
+      }
+#endif
+    t0 = t1;
   }
   // The warp's groups meet (same maxima: the tiles' maxima were warp-wide), then the warps.
 #pragma unroll
