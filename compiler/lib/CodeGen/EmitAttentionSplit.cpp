@@ -4,8 +4,8 @@
 // keys split into chunks (templates/attention_split.cuh): the first kernel, one block per
 // (chunk, batch), writes each chunk's partial softmax and p @ v into a scratch buffer; the
 // second combines them. Both take the same `struct TgBody` (fewRowAttentionBody, with the
-// scratch pointer and ScoreMask's blockMask()). The chunks: enough blocks for about two a
-// multiprocessor, each at least one pass of its warps over the keys.
+// scratch pointer and ScoreMask's blockMask()). The chunks: at least a wave of resident
+// blocks with a nearly full last wave, each at least one pass of its warps over the keys.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelEmission.h"

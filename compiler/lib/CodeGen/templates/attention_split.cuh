@@ -6,14 +6,16 @@
 // of exponentials and unnormalised p @ v, f32) to the scratch buffer; the combine kernel
 // (TG_PHASE 1, launched next, same parameters) rescales the chunks' partials to the rows'
 // maxima, adds them in split order (deterministic) and stores p @ v. The emitter
-// (EmitAttention.cpp) defines TG_NAME, TG_PHASE, TG_THREADS, TG_SPLITS, TG_CHUNK, TG_UNROLL and
+// (EmitAttentionSplit.cpp) defines TG_NAME, TG_PHASE, TG_THREADS, TG_SPLITS, TG_CHUNK, TG_UNROLL and
 // `struct TgBody` as for templates/attention.cuh (kBatch, kM, kS, kD == kDv, ElemK == ElemV,
-// kVecK: elements in 16 bytes, cvtK, keys(b), values(b), aligned(), q(b, m, d),
+// kVecK: elements in 16 bytes, cvtK, cvtV, toK, keys(b), values(b), aligned(), q(b, m, d),
 // score(b, m, s, acc), store(b, m, d, v)) plus blockMask() (ScoreMask.h) and `float* scratch`.
 //
 // Phase 0, per warp: groups of kLanes lanes take one key each (a lane: kVecK consecutive
 // elements of the key's and the value's row: 16-byte loads), 32 / kLanes keys a warp-wide
-// load, TG_UNROLL loads of keys and values in flight per lane before any math. The dot
+// load, TG_UNROLL loads of keys and values in flight per lane before any math (kept as packed
+// 32-bit words, as q is, until used; TG_SPLIT_PREFETCH=1 loads the next tile before this
+// one's math; TG_MIN_BLOCKS caps the registers for that many blocks a multiprocessor). The dot
 // products meet by shuffles within the group; the tile's row maxima rescale the warp's
 // running sums and its o (each lane: kM x kVecK of it); the warps' partials meet in shared
 // memory at the end. Key tiles and chunks that no row may see (ScoreMask's interval test:
