@@ -138,6 +138,14 @@ void check(const Case& c, unsigned kernels) {
     tg::JitReport r = fused.report();
     ASSERT_EQ(r.graphs.size(), 1u);
     EXPECT_EQ(r.graphs[0].kernels, kernels) << r;
+    // No [M, S] scores in memory: the run's device memory (intermediates, the split kernel's
+    // scratch, the result) stays below what the scores alone would take in f32, where that is
+    // more than rounding (1 MiB).
+    const size_t scoreBytes = static_cast<size_t>(H * M * S * 4);
+    EXPECT_GT(r.graphs[0].peakDeviceBytes, 0u) << r;
+    if (scoreBytes >= (size_t{1} << 20)) {
+      EXPECT_LT(r.graphs[0].peakDeviceBytes, scoreBytes) << r;
+    }
 
     auto layer = [&](const Tensor& t) {
       std::vector<float> all = tg::cast(t, DType::F32).to_vector<float>();
