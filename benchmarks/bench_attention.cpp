@@ -14,17 +14,19 @@
 // Decode: attention_decode/bf16/b<B>/kv<S>/<variant>: one new token of B sequences, 32 query
 // heads on 8 key/value heads (grouped-query: the 4 query heads of a key/value head folded into
 // its rows, as the decoder writes it) against a cache of S keys, head dim 128: fused (the
-// split-key kernel and its combine, templates/attention_split.cuh) and apart; counters
-// median_us, GB/s of the cache (keys and values read once) and roofline_pct of the copy
-// bandwidth measured in the same run.
+// split-key kernel and its combine, templates/attention_split.cuh), apart, and `copy`: a
+// device-to-device copy of half the cache's bytes (so the same bytes cross HBM), the ceiling a
+// transfer of that size reaches; counters median_us, GB/s of the cache (keys and values read
+// once) and roofline_pct of the copy bandwidth measured in the same run (1 GiB copies).
 //
 //===----------------------------------------------------------------------===//
 #include "BenchCase.h"
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -72,18 +74,41 @@ void BM_Attention(benchmark::State& state, Modifier mod, int64_t D, int64_t S, b
   }
 }
 
+constexpr int64_t kDecodeKvHeads = 8, kDecodeGroup = 4, kDecodeD = 128;
+
+double decodeCacheBytes(int64_t B, int64_t S) { return 2.0 * double(B * kDecodeKvHeads) * double(S) * double(kDecodeD) * 2.0; }
+
+// Calls rotate over caches of 256 MB or more in all, so that they come from HBM, not from the
+// 50 MB L2 (as a model's cache does between its layers' weights).
+int decodeSets(double bytes) { return static_cast<int>(std::clamp(std::ceil(256e6 / bytes), 1.0, 16.0)); }
+
+void BM_DecodeCopy(benchmark::State& state, int64_t B, int64_t S) {
+  if (!tgbench::haveGpu(state)) return;
+  tg::rt::Gpu& gpu = *tg::rt::Gpu::get();
+  const double bytes = decodeCacheBytes(B, S);
+  const size_t half = static_cast<size_t>(bytes / 2);
+  const int sets = decodeSets(bytes);
+  std::vector<std::shared_ptr<tg::rt::DeviceBuffer>> src, dst;
+  for (int i = 0; i < sets; ++i) {
+    src.push_back(gpu.allocate(half));
+    dst.push_back(gpu.allocate(half));
+    gpu.fill(src.back()->ptr(), 0x3f, 1, half);
+  }
+  for (auto _ : state)
+    tgbench::report(state, tgbench::medianUs([&](int i) { gpu.copyOnDevice(dst[i % sets]->ptr(), src[i % sets]->ptr(), half); }),
+                    bytes);
+}
+
 void BM_Decode(benchmark::State& state, int64_t B, int64_t S, bool fused) {
   if (!tgbench::haveGpu(state)) return;
-  constexpr int64_t kKvHeads = 8, kGroup = 4, D = 128;
+  constexpr int64_t kKvHeads = kDecodeKvHeads, kGroup = kDecodeGroup, D = kDecodeD;
   auto f = tg::jit([](const Tensor& q, const Tensor& k, const Tensor& v) {
                      Tensor s = tg::cast(tg::matmul(q, tg::transpose(k, 1, 2)), DType::F32) * (1.0 / std::sqrt(double(D)));
                      return tg::matmul(tg::cast(tg::softmax(s, -1), v.dtype()), v);
                    },
                    tg::JitOptions{.fuse_attention = fused});
-  const double bytes = 2.0 * double(B * kKvHeads) * double(S) * double(D) * 2.0;
-  // Calls rotate over caches of 256 MB or more in all, so that they come from HBM, not from
-  // the 50 MB L2 (as a model's cache does between its layers' weights).
-  const int sets = static_cast<int>(std::clamp(std::ceil(256e6 / bytes), 1.0, 16.0));
+  const double bytes = decodeCacheBytes(B, S);
+  const int sets = decodeSets(bytes);
   Tensor q = tg::randn({B * kKvHeads, kGroup, D}, DType::BF16, 1);
   std::vector<Tensor> k, v;
   for (int i = 0; i < sets; ++i) {
@@ -97,7 +122,12 @@ void BM_Decode(benchmark::State& state, int64_t B, int64_t S, bool fused) {
 
 const bool registered = [] {
   for (int64_t B : {1, 4, 16})
-    for (int64_t S : {4096, 16384, 32768})
+    for (int64_t S : {4096, 16384, 32768}) {
+      const std::string copyName = "attention_decode/bf16/b" + std::to_string(B) + "/kv" + std::to_string(S) + "/copy";
+      benchmark::RegisterBenchmark(copyName.c_str(), BM_DecodeCopy, B, S)
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
       for (bool fused : {true, false}) {
         const std::string name = "attention_decode/bf16/b" + std::to_string(B) + "/kv" + std::to_string(S) +
                                  (fused ? "/fused" : "/apart");
@@ -106,6 +136,7 @@ const bool registered = [] {
             ->Iterations(1)
             ->Unit(benchmark::kMicrosecond);
       }
+    }
   for (int64_t D : {128, 64})
     for (int64_t S : {4096, 8192, 16384})
       for (Modifier m : {Modifier::full, Modifier::causal, Modifier::softcap, Modifier::softcap_fast, Modifier::alibi}) {
