@@ -3,7 +3,9 @@
 #
 #   scripts/gpu-run.sh prepare
 #       On the build machine (no GPU needed): builds the static binaries and stages them,
-#       stripped, with the Python benchmark scripts, into .gpu/ (git-ignored; about 50-65 MB).
+#       stripped, with the Python benchmark scripts, into .gpu/ (git-ignored; about 80 MB),
+#       and packs that into .gpu.tgz (about 31 MB: what travels to the GPU machine, whose
+#       working tree may carry 64 MiB; remote unpacks it when there is no .gpu/).
 #   scripts/gpu-run.sh remote [tests] [sanitize] [sass] [bench] [runtime] [gemm] [gemm-smoke]
 #                             [torch] [demo] [decoder] [pdl] [sweep] [rowsweep] [versus] [fuzz]
 #                             (default: tests sass bench runtime gemm torch demo)
@@ -33,7 +35,8 @@ prepare() {
   cp -L /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian "$stage/" 2>/dev/null || true
   cp "$root/benchmarks/compare_torch.py" "$root/benchmarks/report.py" "$stage/"
   if [[ -f "$root/benchmarks/decoder_torch.py" ]]; then cp "$root/benchmarks/decoder_torch.py" "$stage/"; fi
-  du -sh "$stage"
+  tar -C "$root" -czf "$root/.gpu.tgz" .gpu
+  du -sh "$stage" "$root/.gpu.tgz"
 }
 
 # The directory holding libcublas.so.13 (and libcublasLt.so.13 next to it) on this machine:
@@ -64,7 +67,8 @@ remote() {
   local what="${*:-tests sass bench runtime gemm torch demo}"
   local out="${OUT:-/tmp/tg-out}"
   mkdir -p "$out"
-  cd "$stage" || { echo "no .gpu/ here: run 'scripts/gpu-run.sh prepare' and carry .gpu"; exit 1; }
+  if [[ ! -d "$stage" && -f "$root/.gpu.tgz" ]]; then tar -C "$root" -xzf "$root/.gpu.tgz"; fi
+  cd "$stage" || { echo "no .gpu/ here: run 'scripts/gpu-run.sh prepare' and carry .gpu.tgz (or .gpu)"; exit 1; }
   export LD_LIBRARY_PATH="$stage${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   local logs="$out/logs"
   mkdir -p "$logs"
