@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "tg/Frontend/Dispatch.h"
 #include "tg/Frontend/JitState.h"
+#include "tg/Frontend/SymbolicTrace.h"
 
 #include <cctype>
 #include <cstdio>
@@ -191,6 +192,8 @@ JitCore::JitCore(JitOptions options, Loc definedAt) : state_(std::make_unique<St
   state_->report.name = state_->name;
   state_->report.definedAt = state_->definedAt;
   state_->report.recompileLimit = state_->options.recompile_limit;
+  state_->dynamic = DynamicDims(state_->options.dynamic, state_->definedAt);
+  state_->report.dynamicDims = state_->dynamic.describe();
 }
 
 JitCore::~JitCore() = default;
@@ -254,7 +257,7 @@ void JitCore::call(std::span<const Tensor* const> args, std::span<Tensor> result
                    TraceRef fn, const Loc& site) {
   try {
     checkDonations(args, site);
-    dispatch(args, results, fn);
+    dispatch(args, results, fn, site);
     donate(args, site);
   } catch (const OutOfMemoryError& e) {
     // The runtime knows the bytes; the user needs the function and the line of the call.
@@ -297,6 +300,22 @@ void JitCore::donate(std::span<const Tensor* const> args, const Loc& site) const
   }
 }
 
+void JitCore::noteSymbolicSizes(const Signature& sig, TraceRef fn, const Loc& site) {
+  State& s = *state_;
+  // Outside a range, or dims of one symbol that differ: an error at the call.
+  const std::vector<int64_t> values = s.dynamic.valuesOf(sig.types, SourceLoc::from(site));
+  SymbolicInference inferred = inferSymbolicTrace(fn, sig.types, sig.device, s.dynamic, values, s.donated);
+  std::string sizes;
+  for (size_t i = 0; i < values.size(); ++i)
+    sizes += (i ? ", " : "") + s.dynamic.symbols()[i].name + " = " + std::to_string(values[i]);
+  std::string line = "at " + sizes + " (" + std::to_string(inferred.traces) + " traces): ";
+  if (inferred.trace)
+    line += "\n" + inferred.trace->str();
+  else
+    line += "no symbolic sizes: " + inferred.whyNot;
+  s.report.symbolicSizes.push_back(std::move(line));
+}
+
 bool JitCore::isLambda(const SourceLoc& loc) {
   return loc.readableFunction().rfind("a lambda in ", 0) == 0;
 }
@@ -309,7 +328,7 @@ SourceLoc JitCore::inJitFunction(const SourceLoc& loc) const {
 }
 
 void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> results,
-                     TraceRef fn) {
+                     TraceRef fn, const Loc& site) {
   State& s = *state_;
   ++s.report.calls;
   // The hot path: the last signature again, compared in place.
@@ -341,6 +360,7 @@ void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> re
   }
 
   if (!entry) {
+    if (!s.dynamic.empty()) noteSymbolicSizes(computed, fn, site);
     if (!s.entries.empty()) s.report.recompiles.push_back(recompileReason(s.entries, computed));
     auto created = std::make_unique<Entry>();
     created->signature = computed;

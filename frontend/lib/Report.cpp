@@ -127,6 +127,18 @@ std::string JitReport::str() const {
   for (const std::string& r : recompiles) os << "    " << r << "\n";
   if (recompileLimitExceeded)
     os << "  warning: more signatures than the recompile limit: pass tensors of fixed shapes\n";
+  if (!dynamicDims.empty()) {
+    os << "  dynamic dims: " << dynamicDims << "\n";
+    for (const std::string& s : symbolicSizes) {
+      std::string indented = "    ";
+      for (char c : s) {
+        indented += c;
+        if (c == '\n') indented += "      ";
+      }
+      while (!indented.empty() && (indented.back() == ' ' || indented.back() == '\n')) indented.pop_back();
+      os << indented << "\n";
+    }
+  }
   return os.str();
 }
 

@@ -117,19 +117,21 @@ Tensor Tracer::recordConstant(ref::HostTensor value, const graph::TensorType& ty
   return symbolic(static_cast<int>(trace_.nodes.size()) - 1);
 }
 
+void appendNodeKey(std::string& s, const TraceNode& n) {
+  s += std::to_string(static_cast<int>(n.kind)) + ":" + n.type.str();
+  for (int o : n.operands) s += "," + std::to_string(o);
+  graph::appendAttrsKey(s, n.attrs);
+  s += "@" + std::to_string(n.inputIndex);
+  if (n.kind == graph::OpKind::Constant) {
+    s += n.splat ? "splat" : "dense";
+    s.append(reinterpret_cast<const char*>(n.constant.data()), n.constant.nbytes());
+  }
+  s += ";";
+}
+
 std::string structuralKey(const Trace& trace) {
   std::string s = "args" + std::to_string(trace.numArgs) + ";";
-  for (const TraceNode& n : trace.nodes) {
-    s += std::to_string(static_cast<int>(n.kind)) + ":" + n.type.str();
-    for (int o : n.operands) s += "," + std::to_string(o);
-    graph::appendAttrsKey(s, n.attrs);
-    s += "@" + std::to_string(n.inputIndex);
-    if (n.kind == graph::OpKind::Constant) {
-      s += n.splat ? "splat" : "dense";
-      s.append(reinterpret_cast<const char*>(n.constant.data()), n.constant.nbytes());
-    }
-    s += ";";
-  }
+  for (const TraceNode& n : trace.nodes) appendNodeKey(s, n);
   for (int o : trace.outputs) s += "out" + std::to_string(o);
   for (int d : trace.donated) s += "donated" + std::to_string(d);
   return s;

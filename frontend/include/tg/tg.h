@@ -355,6 +355,26 @@ Tensor matmul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 // jit
 //===----------------------------------------------------------------------===//
 
+/// A dimension whose size may change from call to call of a jit function (JitOptions::dynamic):
+/// its name, for reports, errors and the IR (letters, digits and '_', not starting with a
+/// digit), and the sizes it may take, min to max inclusive (1 <= min <= max).
+struct Dim {
+  Dim(std::string name, int64_t min, int64_t max) : name(std::move(name)), min(min), max(max) {}
+  std::string name;
+  int64_t min;
+  int64_t max;
+};
+
+/// Dim `dim` (negative: from the end) of argument `arg` of a jit function has the size of
+/// `size`. Entries naming Dims of one name are one symbol: their sizes are equal in every call
+/// (a call where they differ is an error naming both), which lets the compiler know that two
+/// arguments' dims match.
+struct DynamicDim {
+  int arg = 0;
+  int dim = 0;
+  Dim size;
+};
+
 struct JitOptions {
   /// Fuse elementwise chains into single kernels. false = one kernel per op, the baseline.
   bool fuse = true;
@@ -402,6 +422,13 @@ struct JitOptions {
   /// `cache = step(cache, ...)`. A donated argument whose memory another tensor shares is
   /// copied first, so no other tensor ever sees it change.
   std::vector<int> donate = {};
+  /// Argument dims whose sizes may change between calls within their Dim's range:
+  /// `{.dynamic = {{0, 0, tg::Dim("batch", 1, 256)}, {0, 1, tg::Dim("seq", 1, 8192)}}}`. A call
+  /// whose size of such a dim is outside its range, or whose dims of one Dim differ, is a
+  /// tg::Error naming the argument, the dim and the range. (In progress, issue 18: the sizes
+  /// are checked, but each new combination of sizes is still compiled for itself; see the
+  /// report's `dynamic`.)
+  std::vector<DynamicDim> dynamic = {};
 };
 
 /// What tg::jit records about one function (f.report()). Printable; also plain data.
@@ -505,6 +532,14 @@ struct JitReport {
   std::vector<std::string> recompiles;
   int recompileLimit = 8;
   bool recompileLimitExceeded = false;
+  /// JitOptions::dynamic: its symbols, ranges and dims ("batch in [1, 256] (argument 0 dim
+  /// 0)"); empty without dynamic dims.
+  std::string dynamicDims;
+  /// With dynamic dims, per signature compiled: its sizes as polynomials of the symbols, found
+  /// by tracing at other sizes (the results' types and every size that depends on a symbol:
+  /// "result 0: f32[batch*seq, 1024]"), or why they cannot be (a size through a division, a
+  /// graph that changes with a size, a graph break), with the op's line.
+  std::vector<std::string> symbolicSizes;
 
   /// A readable report.
   std::string str() const;
@@ -569,6 +604,8 @@ class TraceRef {
   std::vector<Tensor> (*call_)(const void*, const std::vector<Tensor>&);
 };
 
+struct Signature;  // JitState.h
+
 /// The type-independent part of a jit function: signature cache, tracing, compilation and
 /// execution. Defined in frontend/lib/Jit.cpp.
 class JitCore {
@@ -595,7 +632,12 @@ class JitCore {
  private:
   /// call() without the call site: finds (or traces and compiles) the signature's entry and
   /// runs it.
-  void dispatch(std::span<const Tensor* const> args, std::span<Tensor> results, TraceRef trace);
+  void dispatch(std::span<const Tensor* const> args, std::span<Tensor> results, TraceRef trace,
+                const Loc& site);
+  /// JitOptions::dynamic on a signature not compiled before: checks the sizes against their
+  /// ranges (tg::Error at `site`) and records in the report how the trace's sizes follow the
+  /// symbols (SymbolicTrace.h).
+  void noteSymbolicSizes(const Signature& sig, TraceRef trace, const Loc& site);
   /// JitOptions::donate against this call: positions within its arguments, no donated tensor
   /// passed twice.
   void checkDonations(std::span<const Tensor* const> args, const Loc& site) const;

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tg/Frontend/DynamicDims.h"
 #include "tg/Frontend/GraphCache.h"
 #include "tg/Frontend/Program.h"
 #include "tg/Frontend/Tracer.h"
@@ -57,6 +58,8 @@ struct JitState {
   JitOptions options;
   /// options.donate sorted, without repeats (checked against each call's arity).
   std::vector<int> donated;
+  /// options.dynamic, checked (DynamicDims.h).
+  DynamicDims dynamic;
   SourceLoc definedAt;
   std::string name;
   std::vector<std::unique_ptr<Entry>> entries;

@@ -54,6 +54,8 @@ struct Trace {
 /// op kinds, attributes, types, connectivity, constants and outputs (not source locations).
 /// Keys caches of compiled traces.
 std::string structuralKey(const Trace& trace);
+/// The part of structuralKey that one node contributes.
+void appendNodeKey(std::string& key, const TraceNode& node);
 
 /// Called when the lambda reads a traced tensor's value (a graph break). Returns the tensor,
 /// now concrete; tracing continues in a new segment (Segments.cpp).

@@ -1,0 +1,69 @@
+//===- SymbolicTrace.h - A trace whose sizes are functions of symbols (internal) ===//
+//
+// A C++ lambda computes its shapes with plain integers (`tokens.shape()[0]`, `T - 1`,
+// `{T, heads, hd}`), so one trace cannot tell which of its numbers follow a dynamic dim. tg
+// finds out by tracing the lambda (recording only: nothing runs) at the call's sizes and at
+// probe sizes, each symbol moved on its own by one (and, where the sizes do not move as
+// affine functions, every combination), and fitting each number of the trace -- extents of
+// every value, and the shape, start, limit and step attributes -- as a polynomial of degree at
+// most one in each symbol: `T`, `T - 1`, `4*T`, `batch*seq`. Two traces at other sizes verify
+// the fit (the largest size of each range, and one near its middle), which catches `T / 2`
+// and `T * T`. The traces must agree in everything else (ops, operands, dtypes, ranks, other
+// attributes, constants); where they do not, the graph depends on the size in a way no
+// polynomial says, and the inference names the op and its line.
+//
+// Costs: the lambda runs (records) n + 3 times for n symbols, 2^n + 2 when some size is a
+// product of symbols; n <= 4. Its host side effects happen that often at a compilation. A
+// graph break stops the inference (its segments would have to run to go on).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Frontend/DynamicDims.h"
+#include "tg/Frontend/Tracer.h"
+#include "tg/Support/SizeExpr.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tg::detail {
+
+/// The size expressions of one trace node: its extents and its size attributes, each vector
+/// as long as the node's own (TraceNode::type.shape, attrs.shape, starts, limits, steps).
+struct SymbolicNode {
+  std::vector<SizeExpr> dims;
+  std::vector<SizeExpr> shape, starts, limits, steps;
+};
+
+struct SymbolicTrace {
+  /// The trace at the call's sizes, and each node's sizes as expressions of the symbols.
+  Trace trace;
+  std::vector<SymbolicNode> nodes;
+  /// The symbols' names (DynamicDims::names()), for printing.
+  std::vector<std::string> names;
+  /// The symbols that stay fixed in this trace: a symbol of size 1 in the call (a size of 1
+  /// broadcasts, so it is a variant of its own) or with fewer than 4 sizes from 2 in its
+  /// range. Their sizes are the call's, as constants.
+  std::vector<bool> fixed;
+  /// Lines like "result 0: bf16[batch*seq, 1024]" and every size that depends on a symbol
+  /// ("%12 reshape (model.cpp:40): [seq, 16, 64]").
+  std::string str() const;
+};
+
+struct SymbolicInference {
+  std::optional<SymbolicTrace> trace;
+  /// Why there is none: which op (and line) depends on a size in a way the fit cannot say.
+  std::string whyNot;
+  /// Traces recorded (the call's sizes included).
+  int traces = 0;
+};
+
+/// Traces `fn` for arguments of `types` on `device` at the symbols' sizes `values` and at
+/// probe sizes, and fits the trace's numbers as polynomials of the symbols (see above).
+/// `donated`: JitOptions::donate, as the real trace gets it.
+SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::TensorType>& types, Device device,
+                                     const DynamicDims& dims, const std::vector<int64_t>& values,
+                                     const std::vector<int>& donated);
+
+}  // namespace tg::detail

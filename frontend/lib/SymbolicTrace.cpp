@@ -1,0 +1,343 @@
+//===- SymbolicTrace.cpp - Fitting a trace's sizes as polynomials of symbols ===//
+//
+// See SymbolicTrace.h. A trace is split into its structure (structuralKey of a copy with every
+// size zeroed) and its sizes (the "slots", in node order: extents, then the shape, start, limit
+// and step attributes). Traces at other sizes must have the same structure; each slot is then
+// fitted from its values at the probes.
+//
+//===----------------------------------------------------------------------===//
+#include "tg/Frontend/SymbolicTrace.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace tg::detail {
+
+namespace {
+
+/// A lambda's graph break while probing: the probe stops there.
+struct ProbeBreak {
+  JitReport::Event event;
+};
+
+class ThrowOnBreak : public BreakHandler {
+ public:
+  void onBreak(const Tensor&, JitReport::Event event) override { throw ProbeBreak{std::move(event)}; }
+};
+
+/// Where a slot is, for messages.
+struct SlotPlace {
+  int node = 0;
+  const char* field = "";
+  int index = 0;
+};
+
+/// A trace taken apart: its structure and its sizes.
+struct Sample {
+  Trace trace;
+  std::string structure;
+  std::vector<std::string> nodeKeys;  ///< each node's part of `structure`
+  std::vector<int64_t> slots;
+  std::vector<SlotPlace> places;
+};
+
+/// The vectors of a node that hold sizes, with their names, in slot order.
+template <typename Node, typename Fn>
+void forEachSizeVector(Node& node, Fn&& fn) {
+  fn(node.type.shape, "extent");
+  fn(node.attrs.shape, "shape");
+  fn(node.attrs.starts, "start");
+  fn(node.attrs.limits, "limit");
+  fn(node.attrs.steps, "step");
+}
+
+Sample takeApart(Trace trace) {
+  Sample s;
+  Trace skeleton = trace;
+  for (size_t n = 0; n < skeleton.nodes.size(); ++n) {
+    TraceNode& node = skeleton.nodes[n];
+    forEachSizeVector(node, [&](std::vector<int64_t>& v, const char* field) {
+      for (size_t i = 0; i < v.size(); ++i) {
+        s.slots.push_back(v[i]);
+        s.places.push_back({static_cast<int>(n), field, static_cast<int>(i)});
+        v[i] = 0;
+      }
+    });
+    // The sites of index checks carry their extents in their messages; which one a trace got
+    // is not structure. (The messages of a symbolic program will have to be made per size.)
+    node.attrs.checkId = 0;
+    appendNodeKey(s.nodeKeys.emplace_back(), node);
+  }
+  s.structure = structuralKey(skeleton);
+  s.trace = std::move(trace);
+  return s;
+}
+
+/// The lambda's trace for arguments of `types`, or why there is none (an error the lambda
+/// raised at these sizes, a graph break).
+std::optional<Trace> record(TraceRef fn, const std::vector<graph::TensorType>& types, Device device,
+                            const std::vector<int>& donated, std::string& whyNot) {
+  auto tracer = std::make_shared<Tracer>(types.size());
+  ThrowOnBreak onBreak;
+  tracer->setBreakHandler(&onBreak);
+  tracer->setDonated(donated);
+  std::vector<Tensor> args;
+  for (size_t i = 0; i < types.size(); ++i) args.push_back(tracer->addArgument(tracer, i, types[i], device));
+  if (types.empty()) tracer->bind(tracer, device);
+  try {
+    Tracer::Scope scope(tracer.get());
+    tracer->setOutputs(fn(args));
+  } catch (const ProbeBreak& b) {
+    tracer->finish();
+    whyNot = "the lambda has a graph break (" + b.event.what + " at " + b.event.loc.str() +
+             "), so its segments would have to run at every size";
+    return std::nullopt;
+  } catch (const Error& e) {
+    tracer->finish();
+    whyNot = std::string(e.what()) +
+             " (the lambda fails at these sizes: it needs a size to stay as it was, or two dims to be equal, "
+             "which one tg::Dim for both says)";
+    return std::nullopt;
+  }
+  tracer->finish();
+  return tracer->trace();
+}
+
+std::string sizesText(const std::vector<std::string>& names, const std::vector<int64_t>& values,
+                      const std::vector<bool>& fixed) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (fixed[i]) continue;
+    if (!out.empty()) out += ", ";
+    out += names[i] + " = " + std::to_string(values[i]);
+  }
+  return out;
+}
+
+std::string nodeText(const Trace& trace, int node) {
+  const TraceNode& n = trace.nodes[node];
+  std::string out = "%" + std::to_string(node) + " " + std::string(graph::opName(n.kind));
+  if (n.kind == graph::OpKind::Input)
+    out = "%" + std::to_string(node) + " (input " + std::to_string(n.inputIndex) + ")";
+  if (n.loc.known()) out += " at " + n.loc.str();
+  return out;
+}
+
+/// Candidate sizes of a symbol other than the call's: the probe (one away), and two checks
+/// (the largest, and an odd one near the middle), all distinct and within [lo, hi].
+struct Probes {
+  int64_t step = 0, top = 0, middle = 0;
+};
+
+Probes probesFor(int64_t v, int64_t lo, int64_t hi) {
+  Probes p;
+  p.step = v + 1 <= hi ? v + 1 : v - 1;
+  auto taken = [&](int64_t x) { return x == v || x == p.step || x == p.top; };
+  p.top = hi;
+  while ((p.top == v || p.top == p.step) && p.top > lo) --p.top;
+  p.middle = (lo + (hi - lo) / 2) | 1;
+  if (p.middle > hi) p.middle = hi;
+  while (taken(p.middle) && p.middle > lo) --p.middle;
+  while (taken(p.middle) && p.middle < hi) ++p.middle;
+  return p;
+}
+
+/// Polynomials, degree at most one in each varied symbol, that take `at(subset)` on the grid
+/// where the symbols of `subset` (a bit mask over `varied`) sit at their probe sizes and the
+/// others at the call's: f = sum over subsets T of d_T * prod_{s in T} (x_s - v_s) / (p_s -
+/// v_s), with p_s - v_s = +-1, so integer. `subsets` lists the masks sampled (the empty one
+/// first); a mask missing from it is taken as 0 (the affine fit samples only singletons).
+std::vector<SizeExpr> fit(const std::vector<int>& varied, const std::vector<int64_t>& values,
+                          const std::vector<int64_t>& probe, const std::vector<unsigned>& subsets,
+                          const std::function<const std::vector<int64_t>&(unsigned)>& at, size_t slots) {
+  std::vector<SizeExpr> out(slots);
+  for (unsigned t : subsets) {
+    // d_T = sum over U subset of T of (-1)^{|T|-|U|} f(U), over the sampled subsets only.
+    std::vector<int64_t> d(slots, 0);
+    for (unsigned u : subsets) {
+      if ((u & t) != u) continue;
+      const int sign = (__builtin_popcount(t) - __builtin_popcount(u)) % 2 ? -1 : 1;
+      const std::vector<int64_t>& f = at(u);
+      for (size_t k = 0; k < slots; ++k) d[k] += sign * f[k];
+    }
+    SizeExpr basis(1);
+    for (size_t b = 0; b < varied.size(); ++b)
+      if (t & (1u << b)) {
+        const int s = varied[b];
+        const int64_t direction = probe[s] - values[s];  // +-1
+        basis = basis * ((SizeExpr::symbol(s) - values[s]) * direction);
+      }
+    for (size_t k = 0; k < slots; ++k)
+      if (d[k] != 0) out[k] = out[k] + basis * d[k];
+  }
+  return out;
+}
+
+/// The first slot whose fitted value at `sizes` differs from `seen`, or -1.
+int firstMismatch(const std::vector<SizeExpr>& fitted, const std::vector<int64_t>& seen,
+                  const std::vector<int64_t>& sizes) {
+  for (size_t k = 0; k < fitted.size(); ++k) {
+    std::optional<int64_t> v = fitted[k].evaluate(sizes);
+    if (!v || *v != seen[k]) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::string SymbolicTrace::str() const {
+  std::string out;
+  auto typeText = [&](int node) {
+    const TraceNode& n = trace.nodes[node];
+    std::string t = std::string(dtype_name(n.type.dtype)) + "[";
+    for (size_t i = 0; i < nodes[node].dims.size(); ++i) t += (i ? ", " : "") + nodes[node].dims[i].str(names);
+    return t + "]";
+  };
+  for (size_t i = 0; i < trace.outputs.size(); ++i)
+    out += "result " + std::to_string(i) + ": " + typeText(trace.outputs[i]) + "\n";
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    const SymbolicNode& s = nodes[n];
+    bool symbolic = false;
+    for (const auto* v : {&s.dims, &s.shape, &s.starts, &s.limits, &s.steps})
+      for (const SizeExpr& e : *v) symbolic = symbolic || !e.isConstant();
+    if (!symbolic) continue;
+    out += nodeText(trace, static_cast<int>(n)) + ": " + typeText(static_cast<int>(n));
+    auto list = [&](const char* what, const std::vector<SizeExpr>& v) {
+      bool any = false;
+      for (const SizeExpr& e : v) any = any || !e.isConstant();
+      if (!any) return;
+      out += std::string(", ") + what + " [";
+      for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i].str(names);
+      out += "]";
+    };
+    list("shape", s.shape);
+    list("starts", s.starts);
+    list("limits", s.limits);
+    list("steps", s.steps);
+    out += "\n";
+  }
+  return out;
+}
+
+SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::TensorType>& types, Device device,
+                                     const DynamicDims& dims, const std::vector<int64_t>& values,
+                                     const std::vector<int>& donated) {
+  SymbolicInference result;
+  const std::vector<DynamicDims::Symbol>& symbols = dims.symbols();
+  const std::vector<std::string> names = dims.names();
+  std::vector<bool> fixed(symbols.size(), false);
+  std::vector<int> varied;
+  std::vector<int64_t> probe = values, top = values, middle = values;
+  for (size_t s = 0; s < symbols.size(); ++s) {
+    const int64_t lo = std::max<int64_t>(symbols[s].min, 2), hi = symbols[s].max;
+    fixed[s] = values[s] < 2 || hi - lo + 1 < 4;
+    if (fixed[s]) continue;
+    const Probes p = probesFor(values[s], lo, hi);
+    probe[s] = p.step;
+    top[s] = p.top;
+    middle[s] = p.middle;
+    varied.push_back(static_cast<int>(s));
+  }
+  constexpr size_t kMaxSymbols = 4;
+  if (varied.size() > kMaxSymbols) {
+    result.whyNot = "more than " + std::to_string(kMaxSymbols) + " dynamic dims vary in one call (" +
+                    sizesText(names, values, fixed) + ")";
+    return result;
+  }
+
+  // The traces, by the subset of varied symbols at their probe sizes.
+  auto sizesOf = [&](unsigned subset) {
+    std::vector<int64_t> v = values;
+    for (size_t b = 0; b < varied.size(); ++b)
+      if (subset & (1u << b)) v[varied[b]] = probe[varied[b]];
+    return v;
+  };
+  std::vector<std::optional<Sample>> grid(size_t(1) << varied.size());
+  auto sampleAt = [&](const std::vector<int64_t>& sizes, std::optional<Sample>& into) -> bool {
+    std::string why;
+    std::optional<Trace> t = record(fn, dims.withSizes(types, sizes), device, donated, why);
+    ++result.traces;
+    if (!t) {
+      result.whyNot = "traced with " + sizesText(names, sizes, fixed) + ": " + why;
+      return false;
+    }
+    into = takeApart(std::move(*t));
+    const Sample& base = *grid[0];
+    if (&into == &grid[0] || into->structure == base.structure) return true;
+    // Name the first node that differs.
+    const Trace &a = base.trace, &b = into->trace;
+    size_t n = 0;
+    while (n < a.nodes.size() && n < b.nodes.size() && base.nodeKeys[n] == into->nodeKeys[n]) ++n;
+    const std::string where = n < a.nodes.size() ? nodeText(a, static_cast<int>(n))
+                              : n < b.nodes.size() ? nodeText(b, static_cast<int>(n))
+                                                   : "its results";
+    result.whyNot = "the graph is not the same at " + sizesText(names, sizes, fixed) + " as at " +
+                    sizesText(names, values, fixed) + " (from " + where +
+                    "): its ops, dtypes, ranks or constants depend on the sizes";
+    return false;
+  };
+  if (!sampleAt(values, grid[0])) return result;
+  const size_t slots = grid[0]->slots.size();
+  auto build = [&](const std::vector<SizeExpr>& fitted) {
+    SymbolicTrace st{grid[0]->trace, {}, names, fixed};
+    st.nodes.resize(st.trace.nodes.size());
+    for (size_t k = 0; k < slots; ++k) {
+      const SlotPlace& p = grid[0]->places[k];
+      SymbolicNode& node = st.nodes[p.node];
+      const std::string_view field = p.field;
+      std::vector<SizeExpr>& v = field == "extent"  ? node.dims
+                                 : field == "shape" ? node.shape
+                                 : field == "start" ? node.starts
+                                 : field == "limit" ? node.limits
+                                                    : node.steps;
+      v.push_back(fitted[k]);
+    }
+    result.trace = std::move(st);
+  };
+  if (varied.empty()) {  // nothing varies: every size is the call's
+    build(std::vector<SizeExpr>(grid[0]->slots.begin(), grid[0]->slots.end()));
+    return result;
+  }
+
+  std::vector<unsigned> subsets = {0};
+  for (size_t b = 0; b < varied.size(); ++b) {
+    const unsigned subset = 1u << b;
+    if (!sampleAt(sizesOf(subset), grid[subset])) return result;
+    subsets.push_back(subset);
+  }
+  std::optional<Sample> atTop, atMiddle;
+  if (!sampleAt(top, atTop) || !sampleAt(middle, atMiddle)) return result;
+
+  auto at = [&](unsigned subset) -> const std::vector<int64_t>& { return grid[subset]->slots; };
+  std::vector<SizeExpr> fitted = fit(varied, values, probe, subsets, at, slots);
+  int bad = firstMismatch(fitted, atTop->slots, top);
+  if (bad < 0) bad = firstMismatch(fitted, atMiddle->slots, middle);
+  if (bad >= 0 && varied.size() > 1) {  // products of symbols: sample the whole grid
+    for (unsigned subset = 1; subset < grid.size(); ++subset) {
+      if (grid[subset]) continue;
+      if (!sampleAt(sizesOf(subset), grid[subset])) return result;
+      subsets.push_back(subset);
+    }
+    fitted = fit(varied, values, probe, subsets, at, slots);
+    bad = firstMismatch(fitted, atTop->slots, top);
+    if (bad < 0) bad = firstMismatch(fitted, atMiddle->slots, middle);
+  }
+  if (bad >= 0) {
+    const Sample& base = *grid[0];
+    const SlotPlace& p = base.places[bad];
+    const bool atTopFailed = firstMismatch(fitted, atTop->slots, top) == bad;
+    const std::vector<int64_t>& sizes = atTopFailed ? top : middle;
+    const int64_t seen = (atTopFailed ? atTop->slots : atMiddle->slots)[bad];
+    result.whyNot = "the " + std::string(p.field) + " " + std::to_string(p.index) + " of " + nodeText(base.trace, p.node) +
+                    " is " + std::to_string(base.slots[bad]) + " at " + sizesText(names, values, fixed) + " and " +
+                    std::to_string(seen) + " at " + sizesText(names, sizes, fixed) +
+                    ", which no polynomial of degree one in each dim gives (" + fitted[bad].str(names) +
+                    " fits the nearby sizes): it depends on a size through a division, a square or a branch";
+    return result;
+  }
+
+  build(fitted);
+  return result;
+}
+
+}  // namespace tg::detail

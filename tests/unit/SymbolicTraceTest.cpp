@@ -1,0 +1,221 @@
+//===- SymbolicTraceTest.cpp - Dynamic dims: checks and symbolic sizes ----===//
+//
+// JitOptions::dynamic (DynamicDims.h): the options and each call's sizes are checked, with
+// errors at the right line. Symbolic sizes (SymbolicTrace.h): the numbers of a trace that
+// follow a dynamic dim are found as polynomials of the symbols (`batch*seq`, `T - 1`,
+// `4*T`), and what cannot be (a division, a graph that changes with a size, a constant made
+// from a size, a graph break) is named with its op.
+//
+//===----------------------------------------------------------------------===//
+#include "tg/Frontend/SymbolicTrace.h"
+#include "tg/tg.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tg::DType;
+using tg::Tensor;
+using tg::detail::DynamicDims;
+using tg::detail::SymbolicInference;
+using Fn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+
+::testing::AssertionResult contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << part << "' not in:\n" << text;
+}
+
+/// Infers the symbolic sizes of `fn` for f32 arguments of `shapes` with `dynamic`.
+SymbolicInference infer(const Fn& fn, const std::vector<tg::Shape>& shapes, const std::vector<tg::DynamicDim>& dynamic) {
+  DynamicDims dims(dynamic, {});
+  std::vector<tg::graph::TensorType> types;
+  for (const tg::Shape& s : shapes) types.push_back({DType::F32, s});
+  const std::vector<int64_t> values = dims.valuesOf(types, {});
+  return tg::detail::inferSymbolicTrace(tg::detail::TraceRef(fn), types, tg::Device::CPU, dims, values, {});
+}
+
+const tg::Dim kBatch("batch", 1, 256), kSeq("seq", 1, 8192);
+
+TEST(SymbolicTrace, ProductsOfDimsThroughReshapesAndMatmuls) {
+  Tensor w = tg::randn({16, 32}, DType::F32, 1, tg::Device::CPU);
+  Fn fn = [&](const std::vector<Tensor>& a) {
+    const Tensor& x = a[0];  // [B, S, 16]
+    const int64_t B = x.shape()[0], S = x.shape()[1];
+    Tensor rows = tg::reshape(tg::relu(x) * 2.0f, {B * S, 16});
+    return std::vector<Tensor>{tg::matmul(rows, w), tg::sum(x, {1})};
+  };
+  SymbolicInference r = infer(fn, {{4, 8, 16}}, {{0, 0, kBatch}, {0, 1, kSeq}});
+  ASSERT_TRUE(r.trace) << r.whyNot;
+  const std::string text = r.trace->str();
+  EXPECT_TRUE(contains(text, "result 0: f32[batch*seq, 32]"));
+  EXPECT_TRUE(contains(text, "result 1: f32[batch, 16]"));
+  EXPECT_TRUE(contains(text, "reshape"));
+  EXPECT_TRUE(contains(text, "shape [batch*seq, 16]"));
+  // The affine fit (3 probes) missed batch*seq, so the whole grid was traced: the call's
+  // sizes, 3 more corners, and the two checks.
+  EXPECT_EQ(r.traces, 6);
+}
+
+TEST(SymbolicTrace, DecoderStyleSizesFromTheLengthOfAPrompt) {
+  Fn fn = [](const std::vector<Tensor>& a) {
+    const Tensor& tokens = a[0];  // [T, 64]
+    const int64_t T = tokens.shape()[0];
+    Tensor positions = tg::cast(tg::iota({T}, 0, DType::I32, tokens.device()), DType::F32);
+    Tensor heads = tg::transpose(tg::reshape(tokens, {T, 4, 16}), 0, 1);  // [4, T, 16]
+    Tensor grouped = tg::reshape(heads, {1, 4 * T, 16});
+    Tensor last = tg::slice(tokens, 0, T - 1);  // [1, 64]
+    return std::vector<Tensor>{positions, grouped, last};
+  };
+  SymbolicInference r = infer(fn, {{10, 64}}, {{0, 0, tg::Dim("T", 1, 4096)}});
+  ASSERT_TRUE(r.trace) << r.whyNot;
+  const std::string text = r.trace->str();
+  EXPECT_TRUE(contains(text, "result 0: f32[T]"));
+  EXPECT_TRUE(contains(text, "result 1: f32[1, 4*T, 16]"));
+  EXPECT_TRUE(contains(text, "result 2: f32[1, 64]"));
+  EXPECT_TRUE(contains(text, "starts [T - 1, 0]"));
+  EXPECT_TRUE(contains(text, "limits [T, 64]"));
+  EXPECT_EQ(r.traces, 4);  // the call's, one probe, two checks
+}
+
+TEST(SymbolicTrace, ADivisionOfASizeIsNamedWithItsOp) {
+  Fn fn = [](const std::vector<Tensor>& a) {
+    const int64_t T = a[0].shape()[0];
+    return std::vector<Tensor>{tg::reshape(a[0], {T / 2, 2 * 8})};  // [T, 8] -> [T/2, 16]
+  };
+  SymbolicInference r = infer(fn, {{64, 8}}, {{0, 0, tg::Dim("T", 2, 4096)}});
+  // Odd sizes cannot be reshaped to T / 2 rows: a probe fails, or the fit misses.
+  ASSERT_FALSE(r.trace);
+  EXPECT_TRUE(contains(r.whyNot, "reshape")) << r.whyNot;
+}
+
+TEST(SymbolicTrace, ADivisionThatAlwaysFitsIsCaughtByTheChecks) {
+  Fn fn = [](const std::vector<Tensor>& a) {
+    const int64_t T = a[0].shape()[0];
+    return std::vector<Tensor>{tg::slice(a[0], 0, 0, T / 4 + 1)};  // a window of T / 4 + 1 rows
+  };
+  SymbolicInference r = infer(fn, {{64, 8}}, {{0, 0, tg::Dim("T", 2, 4096)}});
+  ASSERT_FALSE(r.trace);
+  EXPECT_TRUE(contains(r.whyNot, "slice")) << r.whyNot;
+  EXPECT_TRUE(contains(r.whyNot, "T = 64")) << r.whyNot;
+  EXPECT_TRUE(contains(r.whyNot, "division")) << r.whyNot;
+}
+
+TEST(SymbolicTrace, AGraphThatChangesWithASizeIsNamed) {
+  Fn fn = [](const std::vector<Tensor>& a) {
+    Tensor y = a[0] * 2.0f;
+    if (a[0].shape()[0] > 40) y = tg::relu(y);  // host control flow on a size
+    return std::vector<Tensor>{y};
+  };
+  SymbolicInference r = infer(fn, {{32, 8}}, {{0, 0, tg::Dim("T", 2, 4096)}});
+  ASSERT_FALSE(r.trace);
+  EXPECT_TRUE(contains(r.whyNot, "the graph is not the same")) << r.whyNot;
+}
+
+TEST(SymbolicTrace, AConstantMadeFromASizeIsNamed) {
+  Fn fn = [](const std::vector<Tensor>& a) {
+    const float inv = 1.0f / static_cast<float>(a[0].shape()[0]);
+    return std::vector<Tensor>{a[0] * inv};
+  };
+  SymbolicInference r = infer(fn, {{32, 8}}, {{0, 0, tg::Dim("T", 2, 4096)}});
+  ASSERT_FALSE(r.trace);
+  EXPECT_TRUE(contains(r.whyNot, "constant")) << r.whyNot;
+}
+
+TEST(SymbolicTrace, AGraphBreakStopsTheInference) {
+  Fn fn = [](const std::vector<Tensor>& a) {
+    const float first = tg::sum(a[0]).item<float>();
+    return std::vector<Tensor>{a[0] + first};
+  };
+  SymbolicInference r = infer(fn, {{32, 8}}, {{0, 0, tg::Dim("T", 2, 4096)}});
+  ASSERT_FALSE(r.trace);
+  EXPECT_TRUE(contains(r.whyNot, "graph break")) << r.whyNot;
+}
+
+TEST(SymbolicTrace, ASizeOfOneAndANarrowRangeStayFixed) {
+  Fn fn = [](const std::vector<Tensor>& a) { return std::vector<Tensor>{tg::exp(a[0]) + a[1]}; };
+  // batch is 1 in this call (a size of 1 broadcasts: a variant of its own); heads has three
+  // sizes from 2, too few to fit, so each is its own.
+  SymbolicInference r = infer(fn, {{1, 3, 16}, {1, 3, 16}},
+                              {{0, 0, kBatch}, {1, 0, kBatch}, {0, 1, tg::Dim("heads", 1, 4)}, {1, 1, tg::Dim("heads", 1, 4)}});
+  ASSERT_TRUE(r.trace) << r.whyNot;
+  EXPECT_TRUE(r.trace->fixed[0]);
+  EXPECT_TRUE(r.trace->fixed[1]);
+  EXPECT_TRUE(contains(r.trace->str(), "result 0: f32[1, 3, 16]"));
+  EXPECT_EQ(r.traces, 1);
+}
+
+TEST(SymbolicTrace, DimsOfOneSymbolAreKnownEqual) {
+  // x [B, 16] + y [B, 16]: one symbol, so every probe keeps them equal and the sum traces.
+  Fn fn = [](const std::vector<Tensor>& a) { return std::vector<Tensor>{a[0] + a[1]}; };
+  SymbolicInference r = infer(fn, {{8, 16}, {8, 16}}, {{0, 0, kBatch}, {1, 0, kBatch}});
+  ASSERT_TRUE(r.trace) << r.whyNot;
+  EXPECT_TRUE(contains(r.trace->str(), "result 0: f32[batch, 16]"));
+  // Two symbols the lambda needs equal: a probe moves one alone, and the add fails there.
+  SymbolicInference apart = infer(fn, {{8, 16}, {8, 16}}, {{0, 0, kBatch}, {1, 0, tg::Dim("rows", 1, 256)}});
+  ASSERT_FALSE(apart.trace);
+  EXPECT_TRUE(contains(apart.whyNot, "traced with")) << apart.whyNot;
+}
+
+// The options and each call's sizes, through tg::jit.
+
+TEST(DynamicDims, BadOptionsAreErrorsAtTheJitLine) {
+  auto fn = [](const Tensor& x) { return x + 1.0f; };
+  auto makeWith = [&](std::vector<tg::DynamicDim> d) { return tg::jit(fn, tg::JitOptions{.dynamic = std::move(d)}); };
+  try {
+    makeWith({{0, 0, tg::Dim("2batch", 1, 8)}});
+    FAIL() << "no error";
+  } catch (const tg::Error& e) {
+    EXPECT_TRUE(contains(e.what(), "letters, digits and '_'"));
+    EXPECT_TRUE(contains(e.what(), "SymbolicTraceTest.cpp"));
+  }
+  EXPECT_THROW(makeWith({{0, 0, tg::Dim("b", 0, 8)}}), tg::Error);
+  EXPECT_THROW(makeWith({{0, 0, tg::Dim("b", 9, 8)}}), tg::Error);
+  EXPECT_THROW(makeWith({{-1, 0, tg::Dim("b", 1, 8)}}), tg::Error);
+  EXPECT_THROW(makeWith({{0, 0, tg::Dim("b", 1, 8)}, {0, 1, tg::Dim("b", 1, 9)}}), tg::Error);
+  EXPECT_THROW(makeWith({{0, 0, tg::Dim("b", 1, 8)}, {0, 0, tg::Dim("c", 1, 8)}}), tg::Error);
+  EXPECT_NO_THROW(makeWith({{0, -1, tg::Dim("b", 1, 8)}, {0, 0, tg::Dim("c", 1, 8)}}));
+}
+
+TEST(DynamicDims, CallsOutsideARangeOrWithUnequalDimsAreErrorsAtTheCall) {
+  auto f = tg::jit([](const Tensor& x, const Tensor& y) { return x + y; },
+                   tg::JitOptions{.dynamic = {{0, 0, tg::Dim("n", 2, 64)}, {1, 0, tg::Dim("n", 2, 64)}}});
+  Tensor a = tg::randn({8}, DType::F32, 1, tg::Device::CPU), b = tg::randn({8}, DType::F32, 2, tg::Device::CPU);
+  Tensor c = tg::randn({16}, DType::F32, 3, tg::Device::CPU), big = tg::randn({65}, DType::F32, 4, tg::Device::CPU);
+  EXPECT_NO_THROW(f(a, b));
+  try {
+    f(big, big);
+    FAIL() << "no error";
+  } catch (const tg::Error& e) {
+    EXPECT_TRUE(contains(e.what(), "size 65, outside Dim 'n' [2, 64]"));
+    EXPECT_TRUE(contains(e.what(), "SymbolicTraceTest.cpp"));
+  }
+  try {
+    f(a, c);
+    FAIL() << "no error";
+  } catch (const tg::Error& e) {
+    EXPECT_TRUE(contains(e.what(), "Dim 'n' is 8 at argument 0 dim 0 but 16 at argument 1 dim 0"));
+  }
+  auto g = tg::jit([](const Tensor& x) { return x * 2.0f; }, tg::JitOptions{.dynamic = {{0, 1, tg::Dim("n", 1, 64)}}});
+  EXPECT_THROW(g(a), tg::Error);  // a has no dim 1
+}
+
+TEST(DynamicDims, TheReportGivesTheSymbolsAndTheSizesOfEachSignature) {
+  auto f = tg::jit([](const Tensor& x) { return tg::softmax(x * 0.5f, -1); },
+                   tg::JitOptions{.dynamic = {{0, 0, tg::Dim("rows", 1, 1024)}}});
+  Tensor x = tg::randn({12, 64}, DType::F32, 1, tg::Device::CPU);
+  std::vector<float> got = f(x).to_vector<float>();
+  std::vector<float> want = tg::softmax(x * 0.5f, -1).to_vector<float>();
+  EXPECT_EQ(got, want);
+  tg::JitReport r = f.report();
+  EXPECT_EQ(r.dynamicDims, "rows in [1, 1024] (argument 0 dim 0)");
+  ASSERT_EQ(r.symbolicSizes.size(), 1u);
+  EXPECT_TRUE(contains(r.symbolicSizes[0], "at rows = 12"));
+  EXPECT_TRUE(contains(r.symbolicSizes[0], "result 0: f32[rows, 64]"));
+  EXPECT_TRUE(contains(r.str(), "dynamic dims: rows in [1, 1024]"));
+}
+
+}  // namespace
