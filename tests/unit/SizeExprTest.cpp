@@ -78,4 +78,35 @@ TEST(SizeExpr, RenamesSymbols) {
   EXPECT_THROW((B * S).renamed(partial), tg::Error);
 }
 
+TEST(SizeExpr, ParsesWhatItPrints) {
+  std::vector<std::string> names = kNames;
+  std::string error;
+  for (const SizeExpr& e : {B * S - 1, S * 4, SizeExpr(0) - S + 2, S * S * B * 2 + B, SizeExpr(-3), SizeExpr(),
+                            SizeExpr(std::numeric_limits<int64_t>::max()) - B}) {
+    std::optional<SizeExpr> back = SizeExpr::parse(e.str(names), names, error);
+    ASSERT_TRUE(back) << e.str(names) << ": " << error;
+    EXPECT_EQ(*back, e) << e.str(names);
+  }
+  EXPECT_EQ(names, kNames);
+  // New names are appended; spaces and grouping of signs are free.
+  std::optional<SizeExpr> e = SizeExpr::parse(" 2 * heads*seq - -3 ", names, error);
+  ASSERT_TRUE(e) << error;
+  EXPECT_EQ(names.size(), 3u);
+  EXPECT_EQ(*e, SizeExpr::symbol(2) * S * 2 + 3);
+}
+
+TEST(SizeExpr, BadTextIsAnErrorWithItsColumn) {
+  std::vector<std::string> names;
+  std::string error;
+  EXPECT_FALSE(SizeExpr::parse("", names, error));
+  EXPECT_NE(error.find("expected an integer or a name"), std::string::npos) << error;
+  EXPECT_FALSE(SizeExpr::parse("seq +", names, error));
+  EXPECT_FALSE(SizeExpr::parse("seq / 2", names, error));
+  EXPECT_NE(error.find("column 5"), std::string::npos) << error;
+  EXPECT_FALSE(SizeExpr::parse("99999999999999999999", names, error));
+  EXPECT_NE(error.find("past int64"), std::string::npos) << error;
+  EXPECT_FALSE(SizeExpr::parse("9223372036854775807 * 2", names, error));
+  EXPECT_NE(error.find("overflows"), std::string::npos) << error;
+}
+
 }  // namespace

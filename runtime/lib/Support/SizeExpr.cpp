@@ -160,4 +160,93 @@ std::string SizeExpr::str(std::span<const std::string> names) const {
   return out;
 }
 
+namespace {
+
+/// A recursive-descent reader of sums of products (SizeExpr::parse).
+class Reader {
+ public:
+  Reader(std::string_view text, std::vector<std::string>& names) : text_(text), names_(names) {}
+
+  std::optional<SizeExpr> sum(std::string& error) {
+    try {
+      std::optional<SizeExpr> e = product(error);
+      while (e) {
+        skip();
+        if (pos_ == text_.size()) return e;
+        const char op = text_[pos_];
+        if (op != '+' && op != '-') return fail(error, "expected '+', '-' or '*'");
+        ++pos_;
+        std::optional<SizeExpr> rhs = product(error);
+        if (!rhs) return std::nullopt;
+        e = op == '+' ? *e + *rhs : *e - *rhs;
+      }
+      return e;
+    } catch (const Error& overflow) {
+      error = overflow.message();
+      return std::nullopt;
+    }
+  }
+
+ private:
+  void skip() {
+    while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+  }
+  std::optional<SizeExpr> fail(std::string& error, const std::string& what) {
+    error = what + " at column " + std::to_string(pos_ + 1) + " of '" + std::string(text_) + "'";
+    return std::nullopt;
+  }
+  std::optional<SizeExpr> product(std::string& error) {
+    skip();
+    bool negative = false;
+    if (pos_ < text_.size() && text_[pos_] == '-') {
+      negative = true;
+      ++pos_;
+    }
+    std::optional<SizeExpr> e = factor(error);
+    while (e) {
+      skip();
+      if (pos_ == text_.size() || text_[pos_] != '*') break;
+      ++pos_;
+      std::optional<SizeExpr> rhs = factor(error);
+      if (!rhs) return std::nullopt;
+      e = *e * *rhs;
+    }
+    if (e && negative) e = SizeExpr(0) - *e;
+    return e;
+  }
+  std::optional<SizeExpr> factor(std::string& error) {
+    skip();
+    const size_t start = pos_;
+    auto isDigit = [](char c) { return c >= '0' && c <= '9'; };
+    auto isNameChar = [&](char c) { return isDigit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    if (pos_ < text_.size() && isDigit(text_[pos_])) {
+      uint64_t v = 0;
+      for (; pos_ < text_.size() && isDigit(text_[pos_]); ++pos_) {
+        v = v * 10 + static_cast<uint64_t>(text_[pos_] - '0');
+        if (v > static_cast<uint64_t>(INT64_MAX)) return fail(error, "an integer past int64");
+      }
+      return SizeExpr(static_cast<int64_t>(v));
+    }
+    while (pos_ < text_.size() && isNameChar(text_[pos_])) ++pos_;
+    if (pos_ == start) return fail(error, "expected an integer or a name");
+    const std::string name(text_.substr(start, pos_ - start));
+    auto it = std::find(names_.begin(), names_.end(), name);
+    if (it == names_.end()) {
+      names_.push_back(name);
+      it = names_.end() - 1;
+    }
+    return SizeExpr::symbol(static_cast<int>(it - names_.begin()));
+  }
+
+  std::string_view text_;
+  std::vector<std::string>& names_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::optional<SizeExpr> SizeExpr::parse(std::string_view text, std::vector<std::string>& names, std::string& error) {
+  return Reader(text, names).sum(error);
+}
+
 }  // namespace tg

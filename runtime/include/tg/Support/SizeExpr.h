@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tg {
@@ -63,6 +64,10 @@ class SizeExpr {
   /// "batch*seq - 1", "4*seq", "0": symbols by their names (names[i] for symbol i; "s<i>"
   /// past the end of `names`), terms of higher degree first.
   std::string str(std::span<const std::string> names = {}) const;
+  /// Reads what str() writes: integers and names joined by `+`, `-` and `*` (a leading `-`
+  /// too), spaces anywhere. A name not in `names` is appended to it (its number is its
+  /// position). Empty, with the reason in `error`, on anything else or on overflow.
+  static std::optional<SizeExpr> parse(std::string_view text, std::vector<std::string>& names, std::string& error);
 
  private:
   void canonicalize();
