@@ -310,7 +310,7 @@ void JitCore::noteSymbolicSizes(const Signature& sig, TraceRef fn, const Loc& si
     sizes += (i ? ", " : "") + s.dynamic.symbols()[i].name + " = " + std::to_string(values[i]);
   std::string line = "at " + sizes + " (" + std::to_string(inferred.traces) + " traces): ";
   if (inferred.trace)
-    line += "\n" + inferred.trace->str();
+    line += "\n" + inferred.trace->str(/*maxNodes=*/8);
   else
     line += "no symbolic sizes: " + inferred.whyNot;
   s.report.symbolicSizes.push_back(std::move(line));

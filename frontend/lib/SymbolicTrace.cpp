@@ -9,6 +9,7 @@
 #include "tg/Frontend/SymbolicTrace.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace tg::detail {
@@ -51,6 +52,18 @@ void forEachSizeVector(Node& node, Fn&& fn) {
   fn(node.attrs.steps, "step");
 }
 
+/// The value of a splat constant that holds an integer (i32, or a float with an integral value
+/// that f32 holds exactly), which may be a size; empty for other nodes.
+std::optional<int64_t> integerSplat(const TraceNode& node) {
+  if (node.kind != graph::OpKind::Constant || !node.splat || !node.constant.defined()) return std::nullopt;
+  const DType t = node.constant.dtype();
+  if (t == DType::I32) return node.constant.intAt(0);
+  if (!is_floating(t)) return std::nullopt;
+  const float v = node.constant.floatAt(0);
+  if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) > 16777216.0f) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
 Sample takeApart(Trace trace) {
   Sample s;
   Trace skeleton = trace;
@@ -66,6 +79,12 @@ Sample takeApart(Trace trace) {
     // The sites of index checks carry their extents in their messages; which one a trace got
     // is not structure. (The messages of a symbolic program will have to be made per size.)
     node.attrs.checkId = 0;
+    // A splat of an integer value may be a size too (`pos + T`).
+    if (std::optional<int64_t> v = integerSplat(node)) {
+      s.slots.push_back(*v);
+      s.places.push_back({static_cast<int>(n), "value", 0});
+      node.constant = ref::HostTensor(node.constant.dtype(), node.constant.shape());
+    }
     appendNodeKey(s.nodeKeys.emplace_back(), node);
   }
   s.structure = structuralKey(skeleton);
@@ -185,7 +204,7 @@ int firstMismatch(const std::vector<SizeExpr>& fitted, const std::vector<int64_t
 
 }  // namespace
 
-std::string SymbolicTrace::str() const {
+std::string SymbolicTrace::str(size_t maxNodes) const {
   std::string out;
   auto typeText = [&](int node) {
     const TraceNode& n = trace.nodes[node];
@@ -195,12 +214,19 @@ std::string SymbolicTrace::str() const {
   };
   for (size_t i = 0; i < trace.outputs.size(); ++i)
     out += "result " + std::to_string(i) + ": " + typeText(trace.outputs[i]) + "\n";
+  size_t shown = 0, more = 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
     const SymbolicNode& s = nodes[n];
     bool symbolic = false;
     for (const auto* v : {&s.dims, &s.shape, &s.starts, &s.limits, &s.steps})
       for (const SizeExpr& e : *v) symbolic = symbolic || !e.isConstant();
+    symbolic = symbolic || (s.value && !s.value->isConstant());
     if (!symbolic) continue;
+    if (shown == maxNodes) {
+      ++more;
+      continue;
+    }
+    ++shown;
     out += nodeText(trace, static_cast<int>(n)) + ": " + typeText(static_cast<int>(n));
     auto list = [&](const char* what, const std::vector<SizeExpr>& v) {
       bool any = false;
@@ -214,8 +240,10 @@ std::string SymbolicTrace::str() const {
     list("starts", s.starts);
     list("limits", s.limits);
     list("steps", s.steps);
+    if (s.value && !s.value->isConstant()) out += ", value " + s.value->str(names);
     out += "\n";
   }
+  if (more) out += "... " + std::to_string(more) + " more op(s) with symbolic sizes\n";
   return out;
 }
 
@@ -285,6 +313,10 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
       const SlotPlace& p = grid[0]->places[k];
       SymbolicNode& node = st.nodes[p.node];
       const std::string_view field = p.field;
+      if (field == "value") {
+        node.value = fitted[k];
+        continue;
+      }
       std::vector<SizeExpr>& v = field == "extent"  ? node.dims
                                  : field == "shape" ? node.shape
                                  : field == "start" ? node.starts

@@ -81,6 +81,26 @@ TEST(SymbolicTrace, DecoderStyleSizesFromTheLengthOfAPrompt) {
   EXPECT_EQ(r.traces, 4);  // the call's, one probe, two checks
 }
 
+TEST(SymbolicTrace, AnIntegerScalarMadeFromASizeIsASize) {
+  // The decoder's `pos + T`: a splat of an integer the size gives.
+  Fn fn = [](const std::vector<Tensor>& a) {
+    const int64_t T = a[0].shape()[0];
+    return std::vector<Tensor>{a[1] + static_cast<int32_t>(T), a[1] + 3};
+  };
+  DynamicDims dims({{0, 0, tg::Dim("T", 1, 4096)}}, {});
+  std::vector<tg::graph::TensorType> types = {{DType::I32, {10}}, {DType::I32, {}}};
+  SymbolicInference r = tg::detail::inferSymbolicTrace(tg::detail::TraceRef(fn), types, tg::Device::CPU, dims,
+                                                       dims.valuesOf(types, {}), {});
+  ASSERT_TRUE(r.trace) << r.whyNot;
+  EXPECT_TRUE(contains(r.trace->str(), "constant")) << r.trace->str();
+  EXPECT_TRUE(contains(r.trace->str(), "value T")) << r.trace->str();
+  int symbolicValues = 0, constantValues = 0;
+  for (const tg::detail::SymbolicNode& n : r.trace->nodes)
+    if (n.value) (n.value->isConstant() ? constantValues : symbolicValues) += 1;
+  EXPECT_EQ(symbolicValues, 1);
+  EXPECT_EQ(constantValues, 1);  // the 3
+}
+
 TEST(SymbolicTrace, ADivisionOfASizeIsNamedWithItsOp) {
   Fn fn = [](const std::vector<Tensor>& a) {
     const int64_t T = a[0].shape()[0];

@@ -6,7 +6,8 @@
 // probe sizes, each symbol moved on its own by one (and, where the sizes do not move as
 // affine functions, every combination), and fitting each number of the trace -- extents of
 // every value, and the shape, start, limit and step attributes -- as a polynomial of degree at
-// most one in each symbol: `T`, `T - 1`, `4*T`, `batch*seq`. Two traces at other sizes verify
+// most one in each symbol: `T`, `T - 1`, `4*T`, `batch*seq`; so is the value of a splat
+// constant that holds an integer (`pos + T`). Two traces at other sizes verify
 // the fit (the largest size of each range, and one near its middle), which catches `T / 2`
 // and `T * T`. The traces must agree in everything else (ops, operands, dtypes, ranks, other
 // attributes, constants); where they do not, the graph depends on the size in a way no
@@ -23,6 +24,7 @@
 #include "tg/Frontend/Tracer.h"
 #include "tg/Support/SizeExpr.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +36,8 @@ namespace tg::detail {
 struct SymbolicNode {
   std::vector<SizeExpr> dims;
   std::vector<SizeExpr> shape, starts, limits, steps;
+  /// A splat constant of an integer value: that value (`pos + T` adds the size T).
+  std::optional<SizeExpr> value;
 };
 
 struct SymbolicTrace {
@@ -46,9 +50,10 @@ struct SymbolicTrace {
   /// broadcasts, so it is a variant of its own) or with fewer than 4 sizes from 2 in its
   /// range. Their sizes are the call's, as constants.
   std::vector<bool> fixed;
-  /// Lines like "result 0: bf16[batch*seq, 1024]" and every size that depends on a symbol
-  /// ("%12 reshape (model.cpp:40): [seq, 16, 64]").
-  std::string str() const;
+  /// Lines like "result 0: bf16[batch*seq, 1024]", then each op with a size that depends on a
+  /// symbol ("%12 reshape at model.cpp:40: bf16[seq, 16, 64], shape [seq, 16, 64]"), the
+  /// first `maxNodes` of them and a count of the rest.
+  std::string str(size_t maxNodes = SIZE_MAX) const;
 };
 
 struct SymbolicInference {
