@@ -18,6 +18,7 @@
 #include "tg/Dialect/BufferAssignment.h"
 #include "tg/Dialect/LayoutChain.h"
 #include "tg/Dialect/Locations.h"
+#include "tg/Runtime/ArenaPacking.h"
 #include "tg/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -26,8 +27,6 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <functional>
-
-#include <map>
 
 namespace tg {
 #define GEN_PASS_DEF_TGASSIGNBUFFERS
@@ -40,61 +39,12 @@ namespace tg {
 
 namespace {
 
-constexpr int64_t kAlignment = 256;
-
 int64_t bytesOf(Value v) {
   auto t = cast<RankedTensorType>(v.getType());
   int64_t elementBits = t.getElementType().getIntOrFloatBitWidth();
   int64_t elementBytes = elementBits == 1 ? 1 : elementBits / 8;  // i1 is stored as a byte
   return t.getNumElements() * elementBytes;
 }
-
-/// First-fit allocator over one growing arena.
-class Arena {
- public:
-  int64_t allocate(int64_t bytes) {
-    bytes = std::max<int64_t>(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
-    for (auto it = free_.begin(); it != free_.end(); ++it) {
-      if (it->second < bytes) continue;
-      int64_t offset = it->first, size = it->second;
-      free_.erase(it);
-      if (size > bytes) free_[offset + bytes] = size - bytes;
-      return offset;
-    }
-    // Grow, reusing a free block that ends at the top.
-    int64_t offset = top_;
-    if (!free_.empty()) {
-      auto last = std::prev(free_.end());
-      if (last->first + last->second == top_) {
-        offset = last->first;
-        free_.erase(last);
-      }
-    }
-    top_ = offset + bytes;
-    return offset;
-  }
-  void release(int64_t offset, int64_t bytes) {
-    bytes = std::max<int64_t>(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
-    auto [it, inserted] = free_.emplace(offset, bytes);
-    // Merge with the neighbours.
-    if (auto next = std::next(it); next != free_.end() && it->first + it->second == next->first) {
-      it->second += next->second;
-      free_.erase(next);
-    }
-    if (it != free_.begin()) {
-      auto prev = std::prev(it);
-      if (prev->first + prev->second == it->first) {
-        prev->second += it->second;
-        free_.erase(it);
-      }
-    }
-  }
-  int64_t size() const { return top_; }
-
- private:
-  std::map<int64_t, int64_t> free_;  // offset -> size
-  int64_t top_ = 0;
-};
 
 std::string kernelName(ir::FusionOp fusion, int index) {
   const char* letter = fusion.getKind() == ir::FusionKind::gemm        ? "g"
@@ -241,48 +191,49 @@ struct TgAssignBuffersPass final : impl::TgAssignBuffersBase<TgAssignBuffersPass
       }
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) returned.try_emplace(aliasRoot(v), i);
 
-    Arena arena;
-    llvm::DenseMap<Value, std::pair<int64_t, int64_t>> slices;  // root -> (offset, bytes)
-    std::vector<std::pair<int, Value>> releases;               // (after position, root)
+    // Every result's buffer; the arena's slices are packed once all are known.
+    struct Assignment {
+      Operation* op;
+      rt::PlanBuffer::Kind kind;
+      int64_t index, bytes;
+      int request;  // into `requests` (arena slices), else -1
+    };
+    std::vector<Assignment> assignments;
+    std::vector<rt::ArenaRequest> requests;
     int kernelIndex = 0;
     for (Operation& op : block) {
-      int here = position[&op];
-      // Free the slices whose last reader ran before this op.
-      for (auto it = releases.begin(); it != releases.end();) {
-        if (it->first < here) {
-          auto [offset, bytes] = slices[it->second];
-          arena.release(offset, bytes);
-          it = releases.erase(it);
-        } else {
-          ++it;
-        }
-      }
+      const int here = position[&op];
       if (auto fusion = dyn_cast<ir::FusionOp>(op))
         fusion->setAttr(kKernelNameAttr, StringAttr::get(ctx, kernelName(fusion, kernelIndex++)));
-      if (op.getNumResults() == 0) continue;
-      SmallVector<Attribute> assignments;
       for (Value r : op.getResults()) {
         using Kind = rt::PlanBuffer::Kind;
-        const int64_t bytes = bytesOf(r);
-        Kind kind = Kind::Arena;
-        int64_t index = -1, offset = 0;
+        Assignment a{&op, Kind::Arena, -1, bytesOf(r), -1};
         if (isa<ir::ReshapeOp>(op) || op.hasAttr(kInPlaceAttr)) {
-          kind = Kind::Alias;
+          a.kind = Kind::Alias;
         } else if (isa<ir::ConstantOp>(op)) {
-          kind = Kind::Constant;
+          a.kind = Kind::Constant;
         } else if (auto it = returned.find(r); it != returned.end()) {
-          kind = Kind::Output;
-          index = it->second;
-        } else {
-          offset = arena.allocate(bytes);
-          slices[r] = {offset, bytes};
-          releases.push_back({lastUse.lookup(r), r});  // unused values free right away
+          a.kind = Kind::Output;
+          a.index = it->second;
+        } else {  // unused values free right away
+          a.request = static_cast<int>(requests.size());
+          requests.push_back({a.bytes, here, std::max(here, lastUse.lookup(r))});
         }
-        assignments.push_back(ir::BufferAttr::get(ctx, kind, index, offset, bytes));
+        assignments.push_back(a);
       }
-      op.setAttr(kBuffersAttr, ArrayAttr::get(ctx, assignments));
     }
-    getOperation()->setAttr(kArenaBytesAttr, IntegerAttr::get(IntegerType::get(ctx, 64), arena.size()));
+    const rt::ArenaLayout arena = rt::packArena(requests);
+    for (size_t i = 0; i < assignments.size();) {
+      Operation* op = assignments[i].op;
+      SmallVector<Attribute> attrs;
+      for (; i < assignments.size() && assignments[i].op == op; ++i) {
+        const Assignment& a = assignments[i];
+        const int64_t offset = a.request >= 0 ? arena.offsets[a.request] : 0;
+        attrs.push_back(ir::BufferAttr::get(ctx, a.kind, a.index, offset, a.bytes));
+      }
+      op->setAttr(kBuffersAttr, ArrayAttr::get(ctx, attrs));
+    }
+    getOperation()->setAttr(kArenaBytesAttr, IntegerAttr::get(IntegerType::get(ctx, 64), arena.bytes));
   }
 };
 
