@@ -1,11 +1,16 @@
 //===- TgDialect.cpp - Registration of the tg dialect ---------------------===//
 #include "tg/Dialect/TgDialect.h"
 #include "tg/Dialect/TgOps.h"
+#include "tg/Support/Error.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
@@ -68,5 +73,131 @@ LogicalResult BufferAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "only arena buffers have an offset";
   return success();
 }
+
+LogicalResult SymbolAttr::verify(function_ref<InFlightDiagnostic()> emitError, StringRef name, int64_t min,
+                                 int64_t max) {
+  const bool identifier = !name.empty() && !llvm::isDigit(name.front()) &&
+                          llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  if (!identifier)
+    return emitError() << "a symbol's name is letters, digits and '_', not starting with a digit: '" << name << "'";
+  if (min < 1 || max < min || max > kMaxTensorBytes)
+    return emitError() << "symbol '" << name << "' has the range [" << min << ", " << max
+                       << "]; it needs 1 <= min <= max <= 2^48";
+  return success();
+}
+
+namespace {
+
+/// The canonical text of `sizes` (symbol i named names[i]): the symbols that occur renumbered
+/// in the order of their names, so that the text does not depend on the numbering.
+std::string canonicalSizesText(ArrayRef<SizeExpr> sizes, ArrayRef<std::string> names) {
+  std::vector<int> used;
+  for (const SizeExpr& e : sizes)
+    for (const SizeExpr::Term& t : e.terms())
+      for (int s : t.symbols)
+        if (std::find(used.begin(), used.end(), s) == used.end()) used.push_back(s);
+  auto nameOf = [&](int s) { return static_cast<size_t>(s) < names.size() ? names[s] : "s" + std::to_string(s); };
+  std::sort(used.begin(), used.end(), [&](int a, int b) { return nameOf(a) < nameOf(b); });
+  std::vector<int> renumber(static_cast<size_t>(used.empty() ? 0 : *std::max_element(used.begin(), used.end()) + 1), -1);
+  std::vector<std::string> sortedNames;
+  for (size_t i = 0; i < used.size(); ++i) {
+    renumber[used[i]] = static_cast<int>(i);
+    sortedNames.push_back(nameOf(used[i]));
+  }
+  std::string text;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i) text += ", ";
+    text += sizes[i].renamed(renumber).str(sortedNames);
+  }
+  return text;
+}
+
+/// One size: sums and differences of products of integers and names (SizeExpr's grammar, read
+/// with MLIR's tokens).
+FailureOr<SizeExpr> parseSize(AsmParser& parser, std::vector<std::string>& names) {
+  auto factor = [&]() -> FailureOr<SizeExpr> {
+    int64_t value = 0;
+    OptionalParseResult integer = parser.parseOptionalInteger(value);
+    if (integer.has_value()) {
+      if (failed(*integer)) return failure();
+      return SizeExpr(value);
+    }
+    StringRef name;
+    if (failed(parser.parseOptionalKeyword(&name)))
+      return parser.emitError(parser.getCurrentLocation(), "expected an integer or a symbol name in a size");
+    auto it = std::find(names.begin(), names.end(), name.str());
+    if (it == names.end()) it = names.insert(names.end(), name.str());
+    return SizeExpr::symbol(static_cast<int>(it - names.begin()));
+  };
+  auto product = [&]() -> FailureOr<SizeExpr> {
+    const bool negative = succeeded(parser.parseOptionalMinus());
+    FailureOr<SizeExpr> e = factor();
+    while (succeeded(e) && succeeded(parser.parseOptionalStar())) {
+      FailureOr<SizeExpr> rhs = factor();
+      if (failed(rhs)) return failure();
+      e = *e * *rhs;
+    }
+    if (succeeded(e) && negative) e = SizeExpr(0) - *e;
+    return e;
+  };
+  try {
+    FailureOr<SizeExpr> e = product();
+    while (succeeded(e)) {
+      if (succeeded(parser.parseOptionalPlus())) {
+        FailureOr<SizeExpr> rhs = product();
+        if (failed(rhs)) return failure();
+        e = *e + *rhs;
+      } else if (succeeded(parser.parseOptionalMinus())) {
+        FailureOr<SizeExpr> rhs = product();
+        if (failed(rhs)) return failure();
+        e = *e - *rhs;
+      } else {
+        break;
+      }
+    }
+    return e;
+  } catch (const tg::Error& overflow) {
+    return parser.emitError(parser.getCurrentLocation(), overflow.message());
+  }
+}
+
+}  // namespace
+
+SizesAttr SizesAttr::get(MLIRContext* context, ArrayRef<SizeExpr> sizes, ArrayRef<std::string> names) {
+  return Base::get(context, canonicalSizesText(sizes, names));
+}
+
+std::vector<SizeExpr> SizesAttr::getSizes(std::vector<std::string>& names) const {
+  std::vector<SizeExpr> out;
+  const std::string text = getText().str();
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    size_t end = text.find(", ", start);
+    if (end == std::string::npos) end = text.size();
+    std::string error;
+    std::optional<SizeExpr> e = SizeExpr::parse(std::string_view(text).substr(start, end - start), names, error);
+    if (!e) throw tg::Error("internal error: #tg.sizes holds '" + text + "': " + error);
+    out.push_back(*e);
+    start = end + 2;
+  }
+  return out;
+}
+
+Attribute SizesAttr::parse(AsmParser& parser, Type) {
+  std::vector<std::string> names;
+  std::vector<SizeExpr> sizes;
+  if (failed(parser.parseLess()) ||
+      failed(parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
+        FailureOr<SizeExpr> e = parseSize(parser, names);
+        if (failed(e)) return failure();
+        sizes.push_back(*e);
+        return success();
+      })) ||
+      failed(parser.parseGreater()))
+    return {};
+  return SizesAttr::get(parser.getContext(), sizes, names);
+}
+
+void SizesAttr::print(AsmPrinter& printer) const { printer << "<[" << getText() << "]>"; }
 
 }  // namespace tg::ir

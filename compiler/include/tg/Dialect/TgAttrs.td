@@ -78,4 +78,54 @@ def Tg_BufferAttr : AttrDef<Tg_Dialect, "Buffer"> {
   let genVerifyDecl = 1;
 }
 
+def Tg_SymbolAttr : AttrDef<Tg_Dialect, "Symbol"> {
+  let mnemonic = "symbol";
+  let summary = "a dynamic dimension of a function: its name and the sizes it may take";
+  let description = [{
+    One entry of a function's `tg.symbols` (JitOptions::dynamic): the symbol's name (letters,
+    digits and `_`, not starting with a digit) and its range, `min` to `max` inclusive
+    (1 <= min <= max). A symbol's number, which tg::SizeExpr uses, is its position in the
+    list.
+
+    ```mlir
+    func.func @f(...) attributes {tg.symbols = [#tg.symbol<"batch", 1, 256>,
+                                                #tg.symbol<"seq", 1, 8192>]}
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"the symbol's name">:$name,
+    "int64_t":$min,
+    "int64_t":$max
+  );
+  let assemblyFormat = "`<` $name `,` $min `,` $max `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tg_SizesAttr : AttrDef<Tg_Dialect, "Sizes"> {
+  let mnemonic = "sizes";
+  let summary = "each dim of a tensor as a polynomial of the function's symbols";
+  let description = [{
+    The extents of a tensor with dynamic dims, one tg::SizeExpr per dim: integers, symbol
+    names, `+`, `-` and `*`. Stored as canonical text: the terms ordered with the symbols
+    numbered by name, so two attributes are equal exactly when their polynomials are.
+
+    ```mlir
+    #tg.sizes<[batch*seq, 64]>
+    #tg.sizes<[4*T, T - 1]>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"the canonical text of the sizes">:$text);
+  let hasCustomAssemblyFormat = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    // The canonical attribute of `sizes`, whose symbol i is names[i].
+    AttrBuilder<(ins "::llvm::ArrayRef<::tg::SizeExpr>":$sizes,
+                     "::llvm::ArrayRef<std::string>":$names)>
+  ];
+  let extraClassDeclaration = [{
+    /// The sizes, with the symbols numbered by `names` (names not in it are appended).
+    std::vector<::tg::SizeExpr> getSizes(std::vector<std::string>& names) const;
+  }];
+}
+
 #endif // TG_DIALECT_TGATTRS_TD

@@ -12,6 +12,7 @@
 #include "tg/Dialect/TgDialect.h"
 #include "tg/Dialect/TgTraits.h"
 #include "tg/Runtime/Plan.h"
+#include "tg/Support/SizeExpr.h"
 
 #include "tg/Dialect/TgOpsEnums.h.inc"
 
