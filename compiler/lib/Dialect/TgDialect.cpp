@@ -1,6 +1,7 @@
 //===- TgDialect.cpp - Registration of the tg dialect ---------------------===//
 #include "tg/Dialect/TgDialect.h"
 #include "tg/Dialect/TgOps.h"
+#include "tg/Dialect/SymbolicTypes.h"
 #include "tg/Support/Error.h"
 
 #include "mlir/IR/Builders.h"
@@ -71,6 +72,13 @@ LogicalResult BufferAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (index < -1) return emitError() << "index " << index << " is neither a position nor -1";
   if (kind != Kind::Arena && offset != 0)
     return emitError() << "only arena buffers have an offset";
+  return success();
+}
+
+LogicalResult TgDialect::verifyOperationAttribute(Operation* op, NamedAttribute attribute) {
+  if (attribute.getName() != kSymbolsAttr) return success();
+  std::string error;
+  if (!symbolsOf(op, error) && !error.empty()) return op->emitError(error);
   return success();
 }
 

@@ -3,17 +3,73 @@
 
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/RowDomain.h"
+#include "tg/Dialect/SymbolicTypes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 
 namespace tg::ir {
 
+namespace {
+
+/// verifyShapeRules for an op with symbolic types (SymbolicTypes.h): the concrete rules at
+/// each of verificationSizes' sizes of the symbols its types use.
+LogicalResult verifySymbolicShapeRules(Operation* op, const OpDescription& desc) {
+  std::string error;
+  std::optional<Symbols> symbols = symbolsOf(op, error);
+  if (!symbols)
+    return op->emitOpError(error.empty() ? "has types with dynamic dims (#tg.sizes) outside a function with "
+                                           "tg.symbols"
+                                         : error);
+  std::vector<int> used;
+  auto noteUsed = [&](Type t) {
+    if (!isSymbolic(t)) return;
+    std::vector<std::string> names = symbols->names;
+    for (const SizeExpr& e : sizesOf(t, names))
+      for (size_t s = 0; s < symbols->names.size(); ++s)
+        if (e.uses(static_cast<int>(s)) && std::find(used.begin(), used.end(), static_cast<int>(s)) == used.end())
+          used.push_back(static_cast<int>(s));
+  };
+  for (Value v : op->getOperands()) noteUsed(v.getType());
+  noteUsed(op->getResult(0).getType());
+  for (const std::vector<int64_t>& values : verificationSizes(*symbols, used)) {
+    auto at = [&]() {
+      std::string text;
+      for (int s : used) text += (text.empty() ? "" : ", ") + symbols->names[s] + " = " + std::to_string(values[s]);
+      return text;
+    };
+    std::vector<graph::TensorType> operands;
+    for (Value v : op->getOperands()) {
+      std::optional<graph::TensorType> t = instantiate(v.getType(), *symbols, values, error);
+      if (!t) return op->emitOpError("operand type ") << v.getType() << " at " << at() << ": " << error;
+      operands.push_back(*t);
+    }
+    std::optional<graph::TensorType> actual = instantiate(op->getResult(0).getType(), *symbols, values, error);
+    if (!actual) return op->emitOpError("result type ") << op->getResult(0).getType() << " at " << at() << ": " << error;
+    OpDescription d = desc;
+    if (!d.attrs.shape.empty()) d.attrs.shape = actual->shape;  // the ops whose shape is their result's
+    graph::TensorType inferred;
+    error = graph::inferResultType(d.kind, d.attrs, operands, inferred);
+    if (!error.empty()) return op->emitOpError(error) << " (at " << at() << ")";
+    if (*actual != inferred)
+      return op->emitOpError("result type ")
+             << op->getResult(0).getType() << " is " << tensorTypeOf(op->getContext(), *actual) << " at " << at()
+             << ", where the rules give " << tensorTypeOf(op->getContext(), inferred);
+  }
+  return success();
+}
+
+}  // namespace
+
 LogicalResult verifyShapeRules(Operation* op) {
   std::optional<OpDescription> desc = describeOp(op);
   if (!desc) return op->emitOpError("has no tg shape rule");
+  bool symbolic = op->getNumResults() > 0 && isSymbolic(op->getResult(0).getType());
+  for (Value v : op->getOperands()) symbolic = symbolic || isSymbolic(v.getType());
+  if (symbolic) return verifySymbolicShapeRules(op, *desc);
   std::vector<graph::TensorType> operands;
   for (Value v : op->getOperands()) {
     std::optional<graph::TensorType> t = typeOf(v.getType());
@@ -67,7 +123,7 @@ LogicalResult CmpOp::inferReturnTypes(MLIRContext* context, std::optional<Locati
   if (operands.empty()) return failure();
   auto type = dyn_cast<RankedTensorType>(operands[0].getType());
   if (!type) return failure();
-  inferred.push_back(RankedTensorType::get(type.getShape(), IntegerType::get(context, 1)));
+  inferred.push_back(RankedTensorType::get(type.getShape(), IntegerType::get(context, 1), type.getEncoding()));
   return success();
 }
 
@@ -76,9 +132,14 @@ LogicalResult CmpOp::inferReturnTypes(MLIRContext* context, std::optional<Locati
 //===----------------------------------------------------------------------===//
 
 LogicalResult CheckOp::verify() {
-  std::optional<graph::TensorType> t = typeOf(getCondition().getType());
-  if (!t || t->dtype != DType::Bool)
-    return emitOpError("condition must be an i1 tensor, got ") << getCondition().getType();
+  const Type type = getCondition().getType();
+  if (isSymbolic(type)) {  // a condition with dynamic dims (SymbolicTypes.h)
+    if (std::string why = whyNotSymbolicTgTensor(type); !why.empty()) return emitOpError(why);
+  } else if (!typeOf(type)) {
+    return emitOpError("condition must be an i1 tensor, got ") << type;
+  }
+  if (dtypeOf(getElementTypeOrSelf(type)) != DType::Bool)
+    return emitOpError("condition must be an i1 tensor, got ") << type;
   if (static_cast<int64_t>(getId()) <= 0) return emitOpError("id must be positive");
   return success();
 }

@@ -65,3 +65,14 @@ func.func @two_blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
 // A declaration alone is left alone by the passes (tgc and compile() refuse it: see
 // Tools/tgc-front-door.mlir).
 func.func private @declaration(%x: tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// Dynamic dims verify as IR (tests/lit/Dialect/symbols.mlir) but are not compiled yet: the
+// passes refuse them at the door.
+!x = tensor<?x16xf32, #tg.sizes<[batch, 16]>>
+// expected-error @+1 {{'func.func' op argument 0 is not a tg tensor: tensor<?x16xf32, #tg.sizes<[batch, 16]>> has dynamic dims (#tg.sizes), which tg does not compile yet}}
+func.func @dynamic_dims(%x: !x) -> !x attributes {tg.symbols = [#tg.symbol<"batch", 1, 8>]} {
+  %0 = tg.relu %x : !x
+  return %0 : !x
+}

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 func.func @dynamic_shape(%x: tensor<?xf32>) {
-  // expected-error @+1 {{'tg.exp' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{'tg.exp' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<?xf32>'}}
   %0 = tg.exp %x : tensor<?xf32>
   return
 }
@@ -23,7 +23,7 @@ func.func @dynamic_shape(%x: tensor<?xf32>) {
 // -----
 
 func.func @f64_element(%x: tensor<4xf64>) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
   %0 = tg.neg %x : tensor<4xf64>
   return
 }
@@ -39,7 +39,7 @@ func.func @i64_element(%x: tensor<4xi64>, %y: tensor<4xi64>) {
 // -----
 
 func.func @unranked(%x: tensor<*xf32>) {
-  // expected-error @+1 {{'tg.reshape' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{'tg.reshape' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<*xf32>'}}
   %0 = "tg.reshape"(%x) : (tensor<*xf32>) -> tensor<4xf32>
   return
 }
@@ -56,7 +56,7 @@ func.func @signed_i32(%x: tensor<4xsi32>) {
 
 // A tensor encoding means nothing to tg: the type constraint refuses it rather than dropping it.
 func.func @encoded_operand(%x: tensor<4xf32, "sparse">) {
-  // expected-error @+1 {{'tg.exp' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf32, "sparse">'}}
+  // expected-error @+1 {{'tg.exp' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf32, "sparse">'}}
   %0 = tg.exp %x : tensor<4xf32, "sparse">
   return
 }
@@ -64,7 +64,7 @@ func.func @encoded_operand(%x: tensor<4xf32, "sparse">) {
 // -----
 
 func.func @encoded_result(%x: tensor<12xf32>) {
-  // expected-error @+1 {{'tg.reshape' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<3x4xf32, "sparse">'}}
+  // expected-error @+1 {{'tg.reshape' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<3x4xf32, "sparse">'}}
   %0 = tg.reshape %x : tensor<12xf32> to tensor<3x4xf32, "sparse">
   return
 }
@@ -72,7 +72,7 @@ func.func @encoded_result(%x: tensor<12xf32>) {
 // -----
 
 func.func @f64_constant() {
-  // expected-error @+1 {{'tg.constant' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{'tg.constant' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf64>'}}
   %0 = tg.constant dense<1.0> : tensor<4xf64>
   return
 }
@@ -106,7 +106,7 @@ func.func @yield_outside_fusion(%x: tensor<4xf32>) {
 // counts and offsets fit in int64 wherever code generation multiplies them. 2^64 elements
 // used to verify (getNumElements() wrapped to 0) and plan 0-byte buffers.
 func.func @elements_past_int64() {
-  // expected-error @+1 {{'tg.constant' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4294967296x4294967296xf32>'}}
+  // expected-error @+1 {{'tg.constant' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4294967296x4294967296xf32>'}}
   %c = tg.constant dense<1.5> : tensor<4294967296x4294967296xf32>
   return
 }
@@ -115,7 +115,7 @@ func.func @elements_past_int64() {
 
 // 2^47 f32 elements are 2^49 bytes: over the limit although the count fits.
 func.func @bytes_past_limit(%x: tensor<140737488355328xf32>) {
-  // expected-error @+1 {{'tg.exp' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<140737488355328xf32>'}}
+  // expected-error @+1 {{'tg.exp' op operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<140737488355328xf32>'}}
   %0 = tg.exp %x : tensor<140737488355328xf32>
   return
 }
@@ -125,7 +125,7 @@ func.func @bytes_past_limit(%x: tensor<140737488355328xf32>) {
 // A zero extent does not hide the others: [2^40, 2^40, 0] has no elements, but its strides
 // would overflow.
 func.func @zero_extent_hides_nothing(%x: tensor<1099511627776x1099511627776x0xf32>) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<1099511627776x1099511627776x0xf32>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<1099511627776x1099511627776x0xf32>'}}
   %0 = tg.neg %x : tensor<1099511627776x1099511627776x0xf32>
   return
 }
@@ -142,7 +142,7 @@ func.func @at_the_limit(%x: tensor<70368744177664xf32>) -> tensor<70368744177664
 
 // Layout ops can name shapes far larger than their operand: the result is checked too.
 func.func @broadcast_past_limit(%x: tensor<1xf32>) {
-  // expected-error @+1 {{'tg.broadcast' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4294967296x4294967296xf32>'}}
+  // expected-error @+1 {{'tg.broadcast' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4294967296x4294967296xf32>'}}
   %0 = tg.broadcast %x dims = [1] : tensor<1xf32> to tensor<4294967296x4294967296xf32>
   return
 }
@@ -171,7 +171,7 @@ func.func @constant_value_vector() {
 // -----
 
 func.func @constant_value_encoded() {
-  // expected-error @+1 {{'tg.constant' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes) of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf32, "sparse">'}}
+  // expected-error @+1 {{'tg.constant' op result #0 must be statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 1-bit signless integer values, but got 'tensor<4xf32, "sparse">'}}
   %0 = tg.constant dense<1.0> : tensor<4xf32, "sparse">
   return
 }

@@ -31,3 +31,93 @@ func.func @dangling() attributes {tg.s = #tg.sizes<[batch +]>} { return }
 
 // expected-error @+1 {{a coefficient overflows int64}}
 func.func @overflow() attributes {tg.s = #tg.sizes<[9223372036854775807 * 2]>} { return }
+
+// -----
+
+// The encoding must agree with the shape: `?` exactly where a size depends on a symbol.
+!x = tensor<4x16xf32, #tg.sizes<[batch, 16]>>
+func.func @static_extent_of_a_symbolic_size(%x: !x) attributes {tg.symbols = [#tg.symbol<"batch", 1, 8>]} {
+  // expected-error @+1 {{dim 0 has the size batch, so its extent is ?}}
+  %0 = tg.relu %x : !x
+  return
+}
+
+// -----
+
+!x = tensor<?x16xf32, #tg.sizes<[batch]>>
+func.func @rank(%x: !x) attributes {tg.symbols = [#tg.symbol<"batch", 1, 8>]} {
+  // expected-error @+1 {{#tg.sizes gives 1 sizes for 2 dims}}
+  %0 = tg.relu %x : !x
+  return
+}
+
+// -----
+
+!x = tensor<?x16xf32, #tg.sizes<[batch, 16]>>
+func.func @no_symbols(%x: !x) {
+  // expected-error @+1 {{has types with dynamic dims (#tg.sizes) outside a function with tg.symbols}}
+  %0 = tg.relu %x : !x
+  return
+}
+
+// -----
+
+!x = tensor<?x16xf32, #tg.sizes<[rows, 16]>>
+func.func @unknown_symbol(%x: !x) attributes {tg.symbols = [#tg.symbol<"batch", 1, 8>]} {
+  // expected-error @+1 {{its size names 'rows', which is not one of the function's tg.symbols}}
+  %0 = tg.relu %x : !x
+  return
+}
+
+// -----
+
+// A reshape that keeps the element count only at some sizes.
+!x = tensor<?x?x16xf32, #tg.sizes<[batch, seq, 16]>>
+func.func @reshape_count(%x: !x) attributes {tg.symbols = [#tg.symbol<"batch", 1, 8>, #tg.symbol<"seq", 1, 64>]} {
+  // expected-error @+1 {{cannot reshape}}
+  %0 = tg.reshape %x : !x to tensor<?x16xf32, #tg.sizes<[batch + seq, 16]>>
+  return
+}
+
+// -----
+
+// The contraction dims differ once seq is not 16.
+!x = tensor<?x?xf32, #tg.sizes<[batch, seq]>>
+func.func @matmul_k(%x: !x, %w: tensor<16x4xf32>) attributes {tg.symbols = [#tg.symbol<"batch", 1, 8>, #tg.symbol<"seq", 1, 64>]} {
+  // expected-error @+1 {{contraction dims differ}}
+  %0 = tg.matmul %x, %w : !x, tensor<16x4xf32> -> tensor<?x4xf32, #tg.sizes<[batch, 4]>>
+  return
+}
+
+// -----
+
+!x = tensor<?x?x16xf32, #tg.sizes<[batch, seq, 16]>>
+func.func @reduce_result(%x: !x) attributes {tg.symbols = [#tg.symbol<"batch", 1, 8>, #tg.symbol<"seq", 1, 64>]} {
+  // expected-error @+1 {{where the rules give}}
+  %0 = tg.reduce_sum %x axes = [1] : !x to tensor<?x16xf32, #tg.sizes<[seq, 16]>>
+  return
+}
+
+// -----
+
+// Sizes may not go negative anywhere in the range.
+!x = tensor<?xf32, #tg.sizes<[n]>>
+func.func @negative(%x: !x) attributes {tg.symbols = [#tg.symbol<"n", 1, 8>]} {
+  // expected-error @+1 {{its size n - 4 is negative}}
+  %0 = tg.reshape %x : !x to tensor<?xf32, #tg.sizes<[n - 4]>>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{symbol 'n' is listed twice in tg.symbols}}
+func.func @listed_twice() attributes {tg.symbols = [#tg.symbol<"n", 1, 8>, #tg.symbol<"n", 1, 8>]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tg.symbols is not an array of #tg.symbol}}
+func.func @not_symbols() attributes {tg.symbols = [1, 2]} {
+  return
+}

@@ -28,6 +28,8 @@ def Tg_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
+  // tg.symbols on a function: an array of #tg.symbol of distinct names.
+  let hasOperationAttrVerify = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -37,10 +39,13 @@ def Tg_Dialect : Dialect {
 // A tg tensor: a static shape, one of five element types, no encoding, and at most 2^48 bytes
 // (tg::kMaxTensorBytes in tg/Support/DType.h, zero extents counted as 1), so that element counts,
 // indices and byte offsets fit in int64 wherever code generation multiplies them.
-// `tg::ir::typeOf` is the same test in C++.
+// `tg::ir::typeOf` is the same test in C++. Or, in a function with dynamic dims (issue 18, not
+// compiled yet), `?` where a size depends on the function's symbols, with every dim's size in
+// a #tg.sizes encoding (tg/Dialect/SymbolicTypes.h; the shape-rule verifier checks that the
+// encoding agrees with the shape, with a message that says how).
 def Tg_Tensor : RankedTensorOf<[F32, F16, BF16, I32, I1],
-    [HasStaticShapePred, CPred<"::tg::ir::typeOf($_self).has_value()">],
-    "statically shaped tensor (no encoding, at most 2^48 bytes)">;
+    [CPred<"::tg::ir::typeOf($_self).has_value() || ::tg::ir::isSymbolic($_self)">],
+    "statically shaped tensor (no encoding, at most 2^48 bytes), or one with dynamic dims described by #tg.sizes">;
 
 //===----------------------------------------------------------------------===//
 // Enums

@@ -1,0 +1,65 @@
+//===- SymbolicTypes.h - Tensor types with dynamic dims (issue 18) --------===//
+//
+// A function compiled for a range of sizes names its symbols in `tg.symbols` (#tg.symbol: a
+// name and a range; a symbol's number is its position), and a tensor whose extents depend on
+// them has `?` for each such dim and every dim's polynomial in its encoding:
+// `tensor<?x64xf32, #tg.sizes<[batch*seq, 64]>>`. Verifiers check ops on such types by
+// instantiating them at sample sizes and running the concrete shape rules (TgOps.cpp).
+//
+// Not compiled yet: the front door (EntryFunction.h) still takes static types only.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Graph/ShapeRules.h"
+#include "tg/Support/SizeExpr.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tg::ir {
+
+/// The function attribute listing its symbols: an array of #tg.symbol.
+inline constexpr const char* kSymbolsAttr = "tg.symbols";
+
+/// A function's symbols, in order.
+struct Symbols {
+  std::vector<std::string> names;
+  std::vector<int64_t> min, max;
+};
+
+/// The symbols of the function that holds `op` (or is `op`): empty when it has none; an error
+/// (in `error`) when `tg.symbols` is not an array of #tg.symbol of distinct names.
+std::optional<Symbols> symbolsOf(mlir::Operation* op, std::string& error);
+
+/// Whether `type` is a ranked tensor with a #tg.sizes encoding.
+bool isSymbolic(mlir::Type type);
+/// Why `type` is not a well-formed symbolic tg tensor (empty if it is): a ranked tensor of a
+/// tg element type whose #tg.sizes encoding has one size per dim, with `?` exactly where the
+/// size depends on a symbol and the static extent where it is a constant.
+std::string whyNotSymbolicTgTensor(mlir::Type type);
+/// The type of `dtype` with `sizes` (symbol i named names[i]): static when every size is a
+/// constant.
+mlir::RankedTensorType symbolicTensorType(mlir::MLIRContext* context, DType dtype, std::span<const SizeExpr> sizes,
+                                          std::span<const std::string> names);
+/// Each dim of a tg tensor type as a size (constants for static types), with the symbols
+/// numbered by `names` (names not in it are appended).
+std::vector<SizeExpr> sizesOf(mlir::Type type, std::vector<std::string>& names);
+/// The static type `type` takes when symbol i has `values[i]` (names[i] its name): empty, with
+/// the reason in `error`, when a size is negative or overflows, or the type breaks tg's size
+/// limit.
+std::optional<graph::TensorType> instantiate(mlir::Type type, const Symbols& symbols,
+                                             std::span<const int64_t> values, std::string& error);
+
+/// Sizes of the symbols that verification tries: every combination of each used symbol's
+/// lowest (from 2) and highest size, and one with each at an odd size near the middle of its
+/// range (unused symbols at their lowest). Polynomials of degree at most one in each symbol
+/// that agree on the combinations are equal.
+std::vector<std::vector<int64_t>> verificationSizes(const Symbols& symbols, std::span<const int> used);
+
+}  // namespace tg::ir

@@ -1,0 +1,153 @@
+//===- SymbolicTypes.cpp - Tensor types with dynamic dims -----------------===//
+#include "tg/Dialect/SymbolicTypes.h"
+
+#include "tg/Dialect/OpDescription.h"
+#include "tg/Dialect/TgOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace tg::ir {
+
+std::optional<Symbols> symbolsOf(Operation* op, std::string& error) {
+  auto func = isa<func::FuncOp>(op) ? cast<func::FuncOp>(op) : op->getParentOfType<func::FuncOp>();
+  if (!func) return std::nullopt;
+  Attribute attr = func->getAttr(kSymbolsAttr);
+  if (!attr) return std::nullopt;
+  auto list = dyn_cast<ArrayAttr>(attr);
+  if (!list) {
+    error = std::string(kSymbolsAttr) + " is not an array of #tg.symbol";
+    return std::nullopt;
+  }
+  Symbols s;
+  for (Attribute a : list) {
+    auto sym = dyn_cast<SymbolAttr>(a);
+    if (!sym) {
+      error = std::string(kSymbolsAttr) + " is not an array of #tg.symbol";
+      return std::nullopt;
+    }
+    const std::string name = sym.getName().str();
+    if (std::find(s.names.begin(), s.names.end(), name) != s.names.end()) {
+      error = "symbol '" + name + "' is listed twice in " + kSymbolsAttr;
+      return std::nullopt;
+    }
+    s.names.push_back(name);
+    s.min.push_back(sym.getMin());
+    s.max.push_back(sym.getMax());
+  }
+  return s;
+}
+
+bool isSymbolic(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return t && isa_and_present<SizesAttr>(t.getEncoding());
+}
+
+std::string whyNotSymbolicTgTensor(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !isSymbolic(type)) return text + " has no #tg.sizes encoding";
+  if (!dtypeOf(t.getElementType())) return text + " does not have a tg element type (f32, f16, bf16, i32 or i1)";
+  std::vector<std::string> names;
+  const std::vector<SizeExpr> sizes = cast<SizesAttr>(t.getEncoding()).getSizes(names);
+  if (sizes.size() != static_cast<size_t>(t.getRank()))
+    return text + ": #tg.sizes gives " + std::to_string(sizes.size()) + " sizes for " + std::to_string(t.getRank()) +
+           " dims";
+  bool anySymbolic = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const std::optional<int64_t> c = sizes[i].constant();
+    const int64_t dim = t.getDimSize(static_cast<unsigned>(i));
+    anySymbolic = anySymbolic || !c;
+    if (c && (ShapedType::isDynamic(dim) || dim != *c))
+      return text + ": dim " + std::to_string(i) + " has the constant size " + std::to_string(*c) +
+             ", so its extent is " + std::to_string(*c);
+    if (!c && !ShapedType::isDynamic(dim))
+      return text + ": dim " + std::to_string(i) + " has the size " + sizes[i].str(names) + ", so its extent is ?";
+  }
+  if (!anySymbolic) return text + ": no size depends on a symbol (a static type has no encoding)";
+  return {};
+}
+
+RankedTensorType symbolicTensorType(MLIRContext* context, DType dtype, std::span<const SizeExpr> sizes,
+                                    std::span<const std::string> names) {
+  SmallVector<int64_t> shape;
+  bool symbolic = false;
+  for (const SizeExpr& e : sizes) {
+    const std::optional<int64_t> c = e.constant();
+    shape.push_back(c ? *c : ShapedType::kDynamic);
+    symbolic = symbolic || !c;
+  }
+  Type element = elementTypeOf(context, dtype);
+  if (!symbolic) return RankedTensorType::get(shape, element);
+  std::vector<std::string> nameList(names.begin(), names.end());
+  return RankedTensorType::get(shape, element,
+                               SizesAttr::get(context, ArrayRef<SizeExpr>(sizes.data(), sizes.size()), nameList));
+}
+
+std::vector<SizeExpr> sizesOf(Type type, std::vector<std::string>& names) {
+  auto t = cast<RankedTensorType>(type);
+  if (auto sizes = dyn_cast_if_present<SizesAttr>(t.getEncoding())) return sizes.getSizes(names);
+  return std::vector<SizeExpr>(t.getShape().begin(), t.getShape().end());
+}
+
+std::optional<graph::TensorType> instantiate(Type type, const Symbols& symbols, std::span<const int64_t> values,
+                                             std::string& error) {
+  if (!isSymbolic(type)) {
+    std::optional<graph::TensorType> t = typeOf(type);
+    if (!t) error = whyNotTgTensor(type);
+    return t;
+  }
+  if (std::string why = whyNotSymbolicTgTensor(type); !why.empty()) {
+    error = why;
+    return std::nullopt;
+  }
+  std::vector<std::string> names = symbols.names;
+  const std::vector<SizeExpr> sizes = sizesOf(type, names);
+  if (names.size() != symbols.names.size()) {
+    error = "its size names '" + names[symbols.names.size()] + "', which is not one of the function's " + kSymbolsAttr;
+    return std::nullopt;
+  }
+  graph::TensorType out{*dtypeOf(cast<RankedTensorType>(type).getElementType()), {}};
+  for (const SizeExpr& e : sizes) {
+    std::optional<int64_t> v = e.evaluate(values);
+    if (!v || *v < 0) {
+      error = "its size " + e.str(names) + (v ? " is negative" : " overflows");
+      return std::nullopt;
+    }
+    out.shape.push_back(*v);
+  }
+  if (std::string why = tensor_size_error(out.dtype, out.shape); !why.empty()) {
+    error = why;
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> verificationSizes(const Symbols& symbols, std::span<const int> used) {
+  const size_t n = symbols.names.size();
+  std::vector<int64_t> lo(n), hi(n), mid(n);
+  for (size_t s = 0; s < n; ++s) {
+    lo[s] = symbols.max[s] >= 2 ? std::max<int64_t>(symbols.min[s], 2) : symbols.min[s];
+    hi[s] = symbols.max[s];
+    mid[s] = std::min(hi[s], (lo[s] + (hi[s] - lo[s]) / 2) | 1);
+  }
+  std::vector<std::vector<int64_t>> out;
+  const size_t k = std::min<size_t>(used.size(), 8);  // 256 combinations at the most
+  for (unsigned mask = 0; mask < (1u << k); ++mask) {
+    std::vector<int64_t> v = lo;
+    for (size_t b = 0; b < k; ++b)
+      if (mask & (1u << b)) v[used[b]] = hi[used[b]];
+    out.push_back(std::move(v));
+  }
+  std::vector<int64_t> m = lo;
+  for (int s : used) m[s] = mid[s];
+  out.push_back(std::move(m));
+  return out;
+}
+
+}  // namespace tg::ir
