@@ -15,11 +15,3 @@ func.func @symbols() attributes {
     tg.b = #tg.sizes<[batch*seq, 64, 2*batch*seq - seq - 1, seq - seq]>} {
   return
 }
-
-// -----
-
-// CHECK-LABEL: func.func @signs_and_powers
-// CHECK-SAME: tg.c = #tg.sizes<[-T + 3, T*T, 4*T, 1]>
-func.func @signs_and_powers() attributes {tg.c = #tg.sizes<[3 - T, T * T, T + T * 3, - -1]>} {
-  return
-}
