@@ -309,10 +309,15 @@ void JitCore::noteSymbolicSizes(const Signature& sig, TraceRef fn, const Loc& si
   for (size_t i = 0; i < values.size(); ++i)
     sizes += (i ? ", " : "") + s.dynamic.symbols()[i].name + " = " + std::to_string(values[i]);
   std::string line = "at " + sizes + " (" + std::to_string(inferred.traces) + " traces): ";
-  if (inferred.trace)
+  if (inferred.trace) {
     line += "\n" + inferred.trace->str(/*maxNodes=*/8);
-  else
+    // The symbolic IR, verified at sample sizes (SymbolicTypes.h); TG_DUMP writes it.
+    std::string whyNot;
+    const std::string ir = importedSymbolicIr(*inferred.trace, s.name, whyNot);
+    line += ir.empty() ? "no symbolic IR: " + whyNot : "symbolic IR: verified (TG_DUMP writes it)";
+  } else {
     line += "no symbolic sizes: " + inferred.whyNot;
+  }
   s.report.symbolicSizes.push_back(std::move(line));
 }
 

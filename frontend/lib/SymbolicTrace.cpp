@@ -307,7 +307,11 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
   if (!sampleAt(values, grid[0])) return result;
   const size_t slots = grid[0]->slots.size();
   auto build = [&](const std::vector<SizeExpr>& fitted) {
-    SymbolicTrace st{grid[0]->trace, {}, names, fixed};
+    SymbolicTrace st{grid[0]->trace, {}, names, {}, {}, fixed};
+    for (const DynamicDims::Symbol& sym : symbols) {
+      st.min.push_back(sym.min);
+      st.max.push_back(sym.max);
+    }
     st.nodes.resize(st.trace.nodes.size());
     for (size_t k = 0; k < slots; ++k) {
       const SlotPlace& p = grid[0]->places[k];

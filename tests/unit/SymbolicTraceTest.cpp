@@ -7,6 +7,7 @@
 // from a size, a graph break) is named with its op.
 //
 //===----------------------------------------------------------------------===//
+#include "tg/Frontend/Program.h"
 #include "tg/Frontend/SymbolicTrace.h"
 #include "tg/tg.h"
 
@@ -99,6 +100,37 @@ TEST(SymbolicTrace, AnIntegerScalarMadeFromASizeIsASize) {
     if (n.value) (n.value->isConstant() ? constantValues : symbolicValues) += 1;
   EXPECT_EQ(symbolicValues, 1);
   EXPECT_EQ(constantValues, 1);  // the 3
+}
+
+TEST(SymbolicTrace, TheSymbolicIRHasDynamicDimsAndVerifies) {
+  Tensor w = tg::randn({16, 32}, DType::F32, 1, tg::Device::CPU);
+  Fn fn = [&](const std::vector<Tensor>& a) {
+    const int64_t B = a[0].shape()[0], S = a[0].shape()[1];
+    Tensor h = tg::reshape(tg::layer_norm(a[0]), {B * S, 16});
+    return std::vector<Tensor>{tg::softmax(tg::matmul(h, w) * 0.25f, -1)};
+  };
+  SymbolicInference r = infer(fn, {{3, 5, 16}}, {{0, 0, kBatch}, {0, 1, kSeq}});
+  ASSERT_TRUE(r.trace) << r.whyNot;
+  std::string whyNot;
+  const std::string ir = tg::detail::importedSymbolicIr(*r.trace, "block", whyNot);
+  ASSERT_FALSE(ir.empty()) << whyNot;
+  EXPECT_TRUE(contains(ir, "tg.symbols = [#tg.symbol<\"batch\", 1, 256>, #tg.symbol<\"seq\", 1, 8192>]"));
+  EXPECT_TRUE(contains(ir, "%arg0: tensor<?x?x16xf32, #tg.sizes<[batch, seq, 16]>>"));
+  EXPECT_TRUE(contains(ir, "tensor<?x16xf32, #tg.sizes<[batch*seq, 16]>>, tensor<16x32xf32> -> "
+                           "tensor<?x32xf32, #tg.sizes<[batch*seq, 32]>>"));
+  // The scale, a splat over symbolic dims, is one element broadcast.
+  EXPECT_TRUE(contains(ir, "tg.broadcast"));
+}
+
+TEST(SymbolicTrace, WhatTheIRCannotHoldYetIsNamed) {
+  Fn slice = [](const std::vector<Tensor>& a) {
+    return std::vector<Tensor>{tg::slice(a[0], 1, 0, 4)};  // the rows' bound is T, a symbol
+  };
+  SymbolicInference r = infer(slice, {{10, 8}}, {{0, 0, tg::Dim("T", 1, 4096)}});
+  ASSERT_TRUE(r.trace) << r.whyNot;
+  std::string whyNot;
+  EXPECT_TRUE(tg::detail::importedSymbolicIr(*r.trace, "f", whyNot).empty());
+  EXPECT_TRUE(contains(whyNot, "bounds or offsets that depend on a dim (T)")) << whyNot;
 }
 
 TEST(SymbolicTrace, ADivisionOfASizeIsNamedWithItsOp) {
@@ -236,6 +268,7 @@ TEST(DynamicDims, TheReportGivesTheSymbolsAndTheSizesOfEachSignature) {
   EXPECT_TRUE(contains(r.symbolicSizes[0], "at rows = 12"));
   EXPECT_TRUE(contains(r.symbolicSizes[0], "result 0: f32[rows, 64]"));
   EXPECT_TRUE(contains(r.str(), "dynamic dims: rows in [1, 1024]"));
+  EXPECT_TRUE(contains(r.symbolicSizes[0], "symbolic IR: verified")) << r.symbolicSizes[0];
 }
 
 }  // namespace

@@ -234,7 +234,11 @@ std::optional<OpDescription> describeOp(Operation* op) {
 
 Value createOp(OpBuilder& b, Location loc, OpKind kind, const graph::OpAttrs& attrs,
                ValueRange operands, const graph::TensorType& resultType) {
-  RankedTensorType type = tensorTypeOf(b.getContext(), resultType);
+  return createOp(b, loc, kind, attrs, operands, tensorTypeOf(b.getContext(), resultType));
+}
+
+Value createOp(OpBuilder& b, Location loc, OpKind kind, const graph::OpAttrs& attrs, ValueRange operands,
+               RankedTensorType type) {
   switch (kind) {
     case OpKind::Neg: return NegOp::create(b, loc, type, operands[0]);
     case OpKind::Abs: return AbsOp::create(b, loc, type, operands[0]);

@@ -11,6 +11,7 @@
 #include "tg/Frontend/GpuProgram.h"
 #include "tg/Frontend/InterpretedProgram.h"
 #include "tg/Frontend/Program.h"
+#include "tg/Frontend/SymbolicTrace.h"
 #include "tg/Frontend/TraceImporter.h"
 #include "tg/Runtime/Gpu.h"
 
@@ -28,6 +29,17 @@ std::string importedIr(const Trace& trace, const std::string& name) {
   MLIRContext& context = compiler::sharedContext();
   OwningOpRef<ModuleOp> module = importTrace(trace, context, name);
   return compiler::printModule(*module);
+}
+
+std::string importedSymbolicIr(const SymbolicTrace& trace, const std::string& name, std::string& whyNot) {
+  std::lock_guard<std::mutex> lock(compiler::compileMutex());
+  MLIRContext& context = compiler::sharedContext();
+  OwningOpRef<ModuleOp> module = importSymbolicTrace(trace, context, name, whyNot);
+  if (!module) return {};
+  std::string text = compiler::printModule(*module);
+  if (const char* dir = std::getenv("TG_DUMP"); dir && *dir)  // beside the traced graphs
+    compiler::directorySink(dir, name)({"symbolic", "symbolic.mlir", text});
+  return text;
 }
 
 namespace {

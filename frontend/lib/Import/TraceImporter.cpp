@@ -3,11 +3,15 @@
 
 #include "tg/Dialect/BufferAssignment.h"
 #include "tg/Dialect/HostElements.h"
+#include "tg/Compiler/Context.h"
 #include "tg/Dialect/OpDescription.h"
+#include "tg/Dialect/SymbolicTypes.h"
+#include "tg/Frontend/SymbolicTrace.h"
 #include "tg/Dialect/TgOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
 
 using namespace mlir;
 
@@ -63,6 +67,81 @@ OwningOpRef<ModuleOp> importTrace(const Trace& trace, MLIRContext& context,
   SmallVector<Value> results;
   for (int out : trace.outputs) results.push_back(values[out]);
   func::ReturnOp::create(b, b.getUnknownLoc(), results);
+  return module;
+}
+
+OwningOpRef<ModuleOp> importSymbolicTrace(const SymbolicTrace& st, MLIRContext& context, llvm::StringRef funcName,
+                                          std::string& whyNot) {
+  const Trace& trace = st.trace;
+  auto typeOfNode = [&](size_t n) {
+    return ir::symbolicTensorType(&context, trace.nodes[n].type.dtype, st.nodes[n].dims, st.names);
+  };
+  auto nodeText = [&](const TraceNode& node) {
+    return std::string(graph::opName(node.kind)) + (node.loc.known() ? " at " + node.loc.str() : std::string());
+  };
+  OpBuilder b(&context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+  b.setInsertionPointToEnd(module->getBody());
+  const size_t numInputs = trace.numArgs + trace.captures.size();
+  SmallVector<Type> argTypes(numInputs);
+  for (size_t i = 0; i < trace.nodes.size(); ++i)
+    if (trace.nodes[i].kind == graph::OpKind::Input) argTypes[trace.nodes[i].inputIndex] = typeOfNode(i);
+  SmallVector<Type> resultTypes;
+  for (int out : trace.outputs) resultTypes.push_back(typeOfNode(static_cast<size_t>(out)));
+  auto func = func::FuncOp::create(b, b.getUnknownLoc(), funcName, b.getFunctionType(argTypes, resultTypes));
+  SmallVector<Attribute> symbols;
+  for (size_t s = 0; s < st.names.size(); ++s)
+    symbols.push_back(ir::SymbolAttr::get(&context, st.names[s], st.min[s], st.max[s]));
+  func->setAttr(ir::kSymbolsAttr, b.getArrayAttr(symbols));
+  for (int d : trace.donated)
+    if (d >= 0 && static_cast<size_t>(d) < trace.numArgs) func.setArgAttr(d, kDonatedAttr, b.getUnitAttr());
+  Block* entry = func.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  std::vector<Value> values(trace.nodes.size());
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const TraceNode& node = trace.nodes[i];
+    const SymbolicNode& sym = st.nodes[i];
+    Location loc = locationOf(context, node.loc);
+    if (node.kind == graph::OpKind::Input) {
+      values[i] = entry->getArgument(node.inputIndex);
+      continue;
+    }
+    for (const std::vector<SizeExpr>* v : {&sym.starts, &sym.limits, &sym.steps})
+      for (const SizeExpr& e : *v)
+        if (!e.isConstant()) {
+          whyNot = "the " + nodeText(node) + " has bounds or offsets that depend on a dim (" + e.str(st.names) +
+                   "), which the IR does not hold yet";
+          return nullptr;
+        }
+    if (sym.value && !sym.value->isConstant()) {
+      whyNot = "the constant at " + node.loc.str() + " holds a size (" + sym.value->str(st.names) +
+               "), which the IR does not hold yet";
+      return nullptr;
+    }
+    RankedTensorType type = typeOfNode(i);
+    if (node.kind == graph::OpKind::Constant) {
+      if (!ir::isSymbolic(type)) {
+        values[i] = ir::ConstantOp::create(b, loc, ir::elementsFromHost(node.constant, type, node.splat));
+      } else {  // a splat over symbolic dims: one element, broadcast
+        RankedTensorType scalar = RankedTensorType::get({}, type.getElementType());
+        Value one = ir::ConstantOp::create(b, loc, ir::elementsFromHost(node.constant, scalar, true));
+        graph::OpAttrs attrs;
+        values[i] = ir::createOp(b, loc, graph::OpKind::Broadcast, attrs, one, type);
+      }
+      continue;
+    }
+    SmallVector<Value> operands;
+    for (int o : node.operands) operands.push_back(values[o]);
+    values[i] = ir::createOp(b, loc, node.kind, node.attrs, operands, type);
+  }
+  SmallVector<Value> results;
+  for (int out : trace.outputs) results.push_back(values[out]);
+  func::ReturnOp::create(b, b.getUnknownLoc(), results);
+  compiler::DiagnosticCollector diagnostics(context);
+  if (failed(verify(*module))) {
+    whyNot = "the symbolic IR does not verify: " + diagnostics.text();
+    return nullptr;
+  }
   return module;
 }
 

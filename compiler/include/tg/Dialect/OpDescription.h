@@ -32,6 +32,9 @@ std::optional<OpDescription> describeOp(mlir::Operation* op);
 mlir::Value createOp(mlir::OpBuilder& builder, mlir::Location loc, graph::OpKind kind,
                      const graph::OpAttrs& attrs, mlir::ValueRange operands,
                      const graph::TensorType& resultType);
+/// The same with the result's MLIR type (one with dynamic dims: SymbolicTypes.h).
+mlir::Value createOp(mlir::OpBuilder& builder, mlir::Location loc, graph::OpKind kind,
+                     const graph::OpAttrs& attrs, mlir::ValueRange operands, mlir::RankedTensorType resultType);
 
 /// MLIR element type <-> DType (f32, f16, bf16, i32, i1). dtypeOf is empty for other types.
 std::optional<DType> dtypeOf(mlir::Type elementType);

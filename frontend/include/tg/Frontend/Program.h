@@ -60,7 +60,12 @@ class Program {
 };
 
 /// The tg IR `trace` imports to (no passes run).
+struct SymbolicTrace;  // SymbolicTrace.h
+
 std::string importedIr(const Trace& trace, const std::string& name);
+/// The tg IR of a symbolic trace (TraceImporter.h's importSymbolicTrace), printed; empty with
+/// the reason in `whyNot` when there is none.
+std::string importedSymbolicIr(const SymbolicTrace& trace, const std::string& name, std::string& whyNot);
 
 /// Imports `trace` into tg IR, runs the pipeline and returns a runnable program for `device`.
 /// Throws tg::Error on failure.

@@ -44,8 +44,9 @@ struct SymbolicTrace {
   /// The trace at the call's sizes, and each node's sizes as expressions of the symbols.
   Trace trace;
   std::vector<SymbolicNode> nodes;
-  /// The symbols' names (DynamicDims::names()), for printing.
+  /// The symbols' names (DynamicDims::names()), for printing, and their ranges.
   std::vector<std::string> names;
+  std::vector<int64_t> min, max;
   /// The symbols that stay fixed in this trace: a symbol of size 1 in the call (a size of 1
   /// broadcasts, so it is a variant of its own) or with fewer than 4 sizes from 2 in its
   /// range. Their sizes are the call's, as constants.
