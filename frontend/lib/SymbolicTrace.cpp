@@ -117,6 +117,10 @@ std::optional<Trace> record(TraceRef fn, const std::vector<graph::TensorType>& t
              " (the lambda fails at these sizes: it needs a size to stay as it was, or two dims to be equal, "
              "which one tg::Dim for both says)";
     return std::nullopt;
+  } catch (const std::exception& e) {  // the user's own exception at these sizes
+    tracer->finish();
+    whyNot = std::string("the lambda threw: ") + e.what();
+    return std::nullopt;
   }
   tracer->finish();
   return tracer->trace();

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -185,6 +186,16 @@ TEST(SymbolicTrace, AGraphBreakStopsTheInference) {
   SymbolicInference r = infer(fn, {{32, 8}}, {{0, 0, tg::Dim("T", 2, 4096)}});
   ASSERT_FALSE(r.trace);
   EXPECT_TRUE(contains(r.whyNot, "graph break")) << r.whyNot;
+}
+
+TEST(SymbolicTrace, TheLambdasOwnExceptionAtAProbeSizeIsAReasonNotAFailure) {
+  Fn fn = [](const std::vector<Tensor>& a) {
+    if (a[0].shape()[0] > 100) throw std::runtime_error("too many rows for this model");
+    return std::vector<Tensor>{a[0] * 2.0f};
+  };
+  SymbolicInference r = infer(fn, {{32, 8}}, {{0, 0, tg::Dim("T", 2, 4096)}});
+  ASSERT_FALSE(r.trace);
+  EXPECT_TRUE(contains(r.whyNot, "the lambda threw: too many rows for this model")) << r.whyNot;
 }
 
 TEST(SymbolicTrace, ASizeOfOneAndANarrowRangeStayFixed) {
