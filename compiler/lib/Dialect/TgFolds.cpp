@@ -42,6 +42,8 @@ LogicalResult foldSplatElementwise(Operation* op, ArrayRef<Attribute> operands,
   }
   std::optional<OpDescription> desc = describeOp(op);
   if (!desc || !graph::isElementwise(desc->kind)) return failure();
+  // A constant has a static type: a result with dynamic dims (#tg.sizes) is not folded.
+  if (!cast<ShapedType>(op->getResult(0).getType()).hasStaticShape()) return failure();
   ref::HostTensor r = ref::evaluate(desc->kind, desc->attrs, hosts);
   results.push_back(elementsFromHost(r, cast<ShapedType>(op->getResult(0).getType()), /*splat=*/true));
   return success();
@@ -110,14 +112,15 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
 
 OpFoldResult BroadcastOp::fold(FoldAdaptor a) {
   if (getInput().getType() == getType()) return getInput();
-  if (DenseElementsAttr splat = splatOf(a.getInput()))
+  // A splat over dynamic dims (#tg.sizes) stays a broadcast: a constant has a static type.
+  if (DenseElementsAttr splat = splatOf(a.getInput()); splat && getType().hasStaticShape())
     return DenseElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
   return {};
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor a) {
   if (getInput().getType() == getType()) return getInput();
-  if (auto dense = dyn_cast_if_present<DenseElementsAttr>(a.getInput()))
+  if (auto dense = dyn_cast_if_present<DenseElementsAttr>(a.getInput()); dense && getType().hasStaticShape())
     return dense.reshape(getType());
   if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {  // reshape(reshape(x))
     getInputMutable().assign(inner.getInput());
@@ -154,6 +157,9 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
 
 OpFoldResult SliceOp::fold(FoldAdaptor a) {
   if (getInput().getType() == getType()) return getInput();  // every element, in order
+  // Dynamic dims (#tg.sizes): no constant of the result's type, and no composition of bounds
+  // read from extents that are `?`.
+  if (!getType().hasStaticShape() || !getInput().getType().hasStaticShape()) return {};
   if (DenseElementsAttr splat = splatOf(a.getInput()))
     return DenseElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
   if (auto inner = getInput().getDefiningOp<SliceOp>()) {  // compose: one window of the root
