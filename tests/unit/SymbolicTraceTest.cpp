@@ -123,15 +123,35 @@ TEST(SymbolicTrace, TheSymbolicIRHasDynamicDimsAndVerifies) {
   EXPECT_TRUE(contains(ir, "tg.broadcast"));
 }
 
-TEST(SymbolicTrace, WhatTheIRCannotHoldYetIsNamed) {
+TEST(SymbolicTrace, SliceBoundsThatDependOnADimAreSizesInTheIR) {
   Fn slice = [](const std::vector<Tensor>& a) {
-    return std::vector<Tensor>{tg::slice(a[0], 1, 0, 4)};  // the rows' bound is T, a symbol
+    const int64_t T = a[0].shape()[0];
+    // The first half of the columns (the rows' bound is T), and the last row.
+    return std::vector<Tensor>{tg::slice(a[0], 1, 0, 4), tg::slice(a[0], 0, T - 1)};
   };
   SymbolicInference r = infer(slice, {{10, 8}}, {{0, 0, tg::Dim("T", 1, 4096)}});
   ASSERT_TRUE(r.trace) << r.whyNot;
   std::string whyNot;
+  const std::string ir = tg::detail::importedSymbolicIr(*r.trace, "f", whyNot);
+  ASSERT_FALSE(ir.empty()) << whyNot;
+  EXPECT_TRUE(contains(ir, "starts = [0, 0] limits = [T, 4] steps = [1, 1] : tensor<?x8xf32, #tg.sizes<[T, 8]>> to "
+                           "tensor<?x4xf32, #tg.sizes<[T, 4]>>"));
+  EXPECT_TRUE(contains(ir, "starts = [T - 1, 0] limits = [T, 8] steps = [1, 1] : tensor<?x8xf32, #tg.sizes<[T, 8]>> "
+                           "to tensor<1x8xf32>"));
+}
+
+TEST(SymbolicTrace, WhatTheIRCannotHoldYetIsNamed) {
+  Fn fn = [](const std::vector<Tensor>& a) {
+    return std::vector<Tensor>{a[1] + static_cast<int32_t>(a[0].shape()[0])};  // pos + T
+  };
+  DynamicDims dims({{0, 0, tg::Dim("T", 1, 4096)}}, {});
+  std::vector<tg::graph::TensorType> types = {{DType::F32, {10}}, {DType::I32, {}}};
+  SymbolicInference r = tg::detail::inferSymbolicTrace(tg::detail::TraceRef(fn), types, tg::Device::CPU, dims,
+                                                       dims.valuesOf(types, {}), {});
+  ASSERT_TRUE(r.trace) << r.whyNot;
+  std::string whyNot;
   EXPECT_TRUE(tg::detail::importedSymbolicIr(*r.trace, "f", whyNot).empty());
-  EXPECT_TRUE(contains(whyNot, "bounds or offsets that depend on a dim (T)")) << whyNot;
+  EXPECT_TRUE(contains(whyNot, "holds a size (T), which the IR does not hold yet")) << whyNot;
 }
 
 TEST(SymbolicTrace, ADivisionOfASizeIsNamedWithItsOp) {

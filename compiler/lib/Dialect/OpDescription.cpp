@@ -267,8 +267,9 @@ Value createOp(OpBuilder& b, Location loc, OpKind kind, const graph::OpAttrs& at
     case OpKind::DynamicSlice:
       return DynamicSliceOp::create(b, loc, type, operands[0], operands[1], attrs.axis, attrs.checkId);
     case OpKind::DynamicUpdateSlice:
-      return DynamicUpdateSliceOp::create(b, loc, type, operands[0], operands[1], operands[2], attrs.axis,
-                                          attrs.starts, attrs.checkId);
+      return DynamicUpdateSliceOp::create(b, loc, type, operands[0], operands[1], operands[2],
+                                          b.getI64IntegerAttr(attrs.axis), b.getDenseI64ArrayAttr(attrs.starts),
+                                          b.getI64IntegerAttr(attrs.checkId), SizesAttr());
     case OpKind::Gelu:
       return GeluOp::create(b, loc, type, operands[0],
                             attrs.gelu == graph::GeluApprox::Tanh ? GeluApprox::tanh
@@ -289,7 +290,9 @@ Value createOp(OpBuilder& b, Location loc, OpKind kind, const graph::OpAttrs& at
     case OpKind::Reshape: return ReshapeOp::create(b, loc, type, operands[0]);
     case OpKind::Transpose: return TransposeOp::create(b, loc, type, operands[0], attrs.perm);
     case OpKind::Slice:
-      return SliceOp::create(b, loc, type, operands[0], attrs.starts, attrs.limits, attrs.steps);
+      return SliceOp::create(b, loc, type, operands[0], b.getDenseI64ArrayAttr(attrs.starts),
+                             b.getDenseI64ArrayAttr(attrs.limits), b.getDenseI64ArrayAttr(attrs.steps), SizesAttr(),
+                             SizesAttr(), SizesAttr());
     case OpKind::ReduceSum:
       return ReduceSumOp::create(b, loc, type, operands[0], attrs.axes, attrs.keepDims);
     case OpKind::ReduceMax:

@@ -3,10 +3,13 @@
 
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/TgOps.h"
+#include "tg/Support/Error.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "llvm/Support/raw_ostream.h"
+
+#include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
 
@@ -147,6 +150,118 @@ std::vector<std::vector<int64_t>> verificationSizes(const Symbols& symbols, std:
   std::vector<int64_t> m = lo;
   for (int s : used) m[s] = mid[s];
   out.push_back(std::move(m));
+  return out;
+}
+
+/// One size: sums and differences of products of integers and names (SizeExpr's grammar, read
+/// with MLIR's tokens).
+FailureOr<SizeExpr> parseSize(AsmParser& parser, std::vector<std::string>& names) {
+  auto factor = [&]() -> FailureOr<SizeExpr> {
+    int64_t value = 0;
+    OptionalParseResult integer = parser.parseOptionalInteger(value);
+    if (integer.has_value()) {
+      if (failed(*integer)) return failure();
+      return SizeExpr(value);
+    }
+    StringRef name;
+    if (failed(parser.parseOptionalKeyword(&name)))
+      return parser.emitError(parser.getCurrentLocation(), "expected an integer or a symbol name in a size");
+    auto it = std::find(names.begin(), names.end(), name.str());
+    if (it == names.end()) it = names.insert(names.end(), name.str());
+    return SizeExpr::symbol(static_cast<int>(it - names.begin()));
+  };
+  auto product = [&]() -> FailureOr<SizeExpr> {
+    const bool negative = succeeded(parser.parseOptionalMinus());
+    FailureOr<SizeExpr> e = factor();
+    while (succeeded(e) && succeeded(parser.parseOptionalStar())) {
+      FailureOr<SizeExpr> rhs = factor();
+      if (failed(rhs)) return failure();
+      e = *e * *rhs;
+    }
+    if (succeeded(e) && negative) e = SizeExpr(0) - *e;
+    return e;
+  };
+  try {
+    FailureOr<SizeExpr> e = product();
+    while (succeeded(e)) {
+      if (succeeded(parser.parseOptionalPlus())) {
+        FailureOr<SizeExpr> rhs = product();
+        if (failed(rhs)) return failure();
+        e = *e + *rhs;
+      } else if (succeeded(parser.parseOptionalMinus())) {
+        FailureOr<SizeExpr> rhs = product();
+        if (failed(rhs)) return failure();
+        e = *e - *rhs;
+      } else {
+        break;
+      }
+    }
+    return e;
+  } catch (const tg::Error& overflow) {
+    return parser.emitError(parser.getCurrentLocation(), overflow.message());
+  }
+}
+
+
+ParseResult parseSymbolicList(OpAsmParser& parser, DenseI64ArrayAttr& values, SizesAttr& sizes) {
+  std::vector<std::string> names;
+  std::vector<SizeExpr> list;
+  if (failed(parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
+        FailureOr<SizeExpr> e = parseSize(parser, names);
+        if (failed(e)) return failure();
+        list.push_back(*e);
+        return success();
+      })))
+    return failure();
+  SmallVector<int64_t> ints;
+  bool symbolic = false;
+  for (const SizeExpr& e : list) {
+    std::optional<int64_t> c = e.constant();
+    ints.push_back(c ? *c : ShapedType::kDynamic);
+    symbolic = symbolic || !c;
+  }
+  values = DenseI64ArrayAttr::get(parser.getContext(), ints);
+  sizes = symbolic ? SizesAttr::get(parser.getContext(), list, names) : SizesAttr();
+  return success();
+}
+
+void printSymbolicList(OpAsmPrinter& printer, Operation*, DenseI64ArrayAttr values, SizesAttr sizes) {
+  if (sizes) {
+    printer << "[" << sizes.getText() << "]";
+    return;
+  }
+  printer << "[";
+  llvm::interleaveComma(values.asArrayRef(), printer);
+  printer << "]";
+}
+
+std::optional<std::vector<int64_t>> instantiateList(DenseI64ArrayAttr values, SizesAttr sizes, const Symbols& symbols,
+                                                    std::span<const int64_t> at, std::string& error) {
+  if (!sizes) return std::vector<int64_t>(values.asArrayRef().begin(), values.asArrayRef().end());
+  std::vector<std::string> names = symbols.names;
+  const std::vector<SizeExpr> list = sizes.getSizes(names);
+  if (names.size() != symbols.names.size()) {
+    error = "a bound names '" + names[symbols.names.size()] + "', which is not one of the function's " + kSymbolsAttr;
+    return std::nullopt;
+  }
+  if (list.size() != static_cast<size_t>(values.size())) {
+    error = "its sizes list " + std::to_string(list.size()) + " entries for " + std::to_string(values.size());
+    return std::nullopt;
+  }
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::optional<int64_t> v = list[i].evaluate(at);
+    if (!v) {
+      error = "its bound " + list[i].str(names) + " overflows";
+      return std::nullopt;
+    }
+    const std::optional<int64_t> c = list[i].constant();
+    if ((c && values[i] != *c) || (!c && values[i] != ShapedType::kDynamic)) {
+      error = "entry " + std::to_string(i) + " is " + std::to_string(values[i]) + " but its size is " + list[i].str(names);
+      return std::nullopt;
+    }
+    out.push_back(*v);
+  }
   return out;
 }
 

@@ -120,55 +120,6 @@ std::string canonicalSizesText(ArrayRef<SizeExpr> sizes, ArrayRef<std::string> n
   return text;
 }
 
-/// One size: sums and differences of products of integers and names (SizeExpr's grammar, read
-/// with MLIR's tokens).
-FailureOr<SizeExpr> parseSize(AsmParser& parser, std::vector<std::string>& names) {
-  auto factor = [&]() -> FailureOr<SizeExpr> {
-    int64_t value = 0;
-    OptionalParseResult integer = parser.parseOptionalInteger(value);
-    if (integer.has_value()) {
-      if (failed(*integer)) return failure();
-      return SizeExpr(value);
-    }
-    StringRef name;
-    if (failed(parser.parseOptionalKeyword(&name)))
-      return parser.emitError(parser.getCurrentLocation(), "expected an integer or a symbol name in a size");
-    auto it = std::find(names.begin(), names.end(), name.str());
-    if (it == names.end()) it = names.insert(names.end(), name.str());
-    return SizeExpr::symbol(static_cast<int>(it - names.begin()));
-  };
-  auto product = [&]() -> FailureOr<SizeExpr> {
-    const bool negative = succeeded(parser.parseOptionalMinus());
-    FailureOr<SizeExpr> e = factor();
-    while (succeeded(e) && succeeded(parser.parseOptionalStar())) {
-      FailureOr<SizeExpr> rhs = factor();
-      if (failed(rhs)) return failure();
-      e = *e * *rhs;
-    }
-    if (succeeded(e) && negative) e = SizeExpr(0) - *e;
-    return e;
-  };
-  try {
-    FailureOr<SizeExpr> e = product();
-    while (succeeded(e)) {
-      if (succeeded(parser.parseOptionalPlus())) {
-        FailureOr<SizeExpr> rhs = product();
-        if (failed(rhs)) return failure();
-        e = *e + *rhs;
-      } else if (succeeded(parser.parseOptionalMinus())) {
-        FailureOr<SizeExpr> rhs = product();
-        if (failed(rhs)) return failure();
-        e = *e - *rhs;
-      } else {
-        break;
-      }
-    }
-    return e;
-  } catch (const tg::Error& overflow) {
-    return parser.emitError(parser.getCurrentLocation(), overflow.message());
-  }
-}
-
 }  // namespace
 
 SizesAttr SizesAttr::get(MLIRContext* context, ArrayRef<SizeExpr> sizes, ArrayRef<std::string> names) {

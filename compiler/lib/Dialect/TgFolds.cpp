@@ -160,9 +160,11 @@ OpFoldResult SliceOp::fold(FoldAdaptor a) {
   // Dynamic dims (#tg.sizes): no constant of the result's type, and no composition of bounds
   // read from extents that are `?`.
   if (!getType().hasStaticShape() || !getInput().getType().hasStaticShape()) return {};
+  if (getSymStarts() || getSymLimits() || getSymSteps()) return {};  // bounds that are `?`
   if (DenseElementsAttr splat = splatOf(a.getInput()))
     return DenseElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
-  if (auto inner = getInput().getDefiningOp<SliceOp>()) {  // compose: one window of the root
+  auto inner = getInput().getDefiningOp<SliceOp>();
+  if (inner && !inner.getSymStarts() && !inner.getSymLimits() && !inner.getSymSteps()) {  // compose: one window of the root
     SmallVector<int64_t> starts, limits, steps;
     for (auto [d, extent] : llvm::enumerate(getType().getShape())) {
       const int64_t step = inner.getSteps()[d] * getSteps()[d];

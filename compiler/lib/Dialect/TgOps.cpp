@@ -15,6 +15,14 @@ namespace tg::ir {
 
 namespace {
 
+/// The sizes an op's attributes hold (slice bounds, update offsets that depend on symbols).
+SmallVector<SizesAttr> symbolicLists(Operation* op) {
+  SmallVector<SizesAttr> out;
+  for (NamedAttribute a : op->getAttrs())
+    if (auto sizes = dyn_cast<SizesAttr>(a.getValue())) out.push_back(sizes);
+  return out;
+}
+
 /// verifyShapeRules for an op with symbolic types (SymbolicTypes.h): the concrete rules at
 /// each of verificationSizes' sizes of the symbols its types use.
 LogicalResult verifySymbolicShapeRules(Operation* op, const OpDescription& desc) {
@@ -35,6 +43,13 @@ LogicalResult verifySymbolicShapeRules(Operation* op, const OpDescription& desc)
   };
   for (Value v : op->getOperands()) noteUsed(v.getType());
   noteUsed(op->getResult(0).getType());
+  for (SizesAttr list : symbolicLists(op)) {
+    std::vector<std::string> names = symbols->names;
+    for (const SizeExpr& e : list.getSizes(names))
+      for (size_t s = 0; s < symbols->names.size(); ++s)
+        if (e.uses(static_cast<int>(s)) && std::find(used.begin(), used.end(), static_cast<int>(s)) == used.end())
+          used.push_back(static_cast<int>(s));
+  }
   for (const std::vector<int64_t>& values : verificationSizes(*symbols, used)) {
     auto at = [&]() {
       std::string text;
@@ -51,6 +66,21 @@ LogicalResult verifySymbolicShapeRules(Operation* op, const OpDescription& desc)
     if (!actual) return op->emitOpError("result type ") << op->getResult(0).getType() << " at " << at() << ": " << error;
     OpDescription d = desc;
     if (!d.attrs.shape.empty()) d.attrs.shape = actual->shape;  // the ops whose shape is their result's
+    // Bounds and offsets that depend on symbols, at these sizes.
+    std::optional<std::vector<int64_t>> starts, limits, steps;
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      starts = instantiateList(slice.getStartsAttr(), slice.getSymStartsAttr(), *symbols, values, error);
+      if (starts) limits = instantiateList(slice.getLimitsAttr(), slice.getSymLimitsAttr(), *symbols, values, error);
+      if (limits) steps = instantiateList(slice.getStepsAttr(), slice.getSymStepsAttr(), *symbols, values, error);
+      if (!steps) return op->emitOpError(error);
+      d.attrs.starts = *starts;
+      d.attrs.limits = *limits;
+      d.attrs.steps = *steps;
+    } else if (auto update = dyn_cast<DynamicUpdateSliceOp>(op)) {
+      starts = instantiateList(update.getOffsetsAttr(), update.getSymOffsetsAttr(), *symbols, values, error);
+      if (!starts) return op->emitOpError(error);
+      d.attrs.starts = *starts;
+    }
     graph::TensorType inferred;
     error = graph::inferResultType(d.kind, d.attrs, operands, inferred);
     if (!error.empty()) return op->emitOpError(error) << " (at " << at() << ")";
@@ -69,6 +99,7 @@ LogicalResult verifyShapeRules(Operation* op) {
   if (!desc) return op->emitOpError("has no tg shape rule");
   bool symbolic = op->getNumResults() > 0 && isSymbolic(op->getResult(0).getType());
   for (Value v : op->getOperands()) symbolic = symbolic || isSymbolic(v.getType());
+  symbolic = symbolic || !symbolicLists(op).empty();
   if (symbolic) return verifySymbolicShapeRules(op, *desc);
   std::vector<graph::TensorType> operands;
   for (Value v : op->getOperands()) {

@@ -106,13 +106,6 @@ OwningOpRef<ModuleOp> importSymbolicTrace(const SymbolicTrace& st, MLIRContext& 
       values[i] = entry->getArgument(node.inputIndex);
       continue;
     }
-    for (const std::vector<SizeExpr>* v : {&sym.starts, &sym.limits, &sym.steps})
-      for (const SizeExpr& e : *v)
-        if (!e.isConstant()) {
-          whyNot = "the " + nodeText(node) + " has bounds or offsets that depend on a dim (" + e.str(st.names) +
-                   "), which the IR does not hold yet";
-          return nullptr;
-        }
     if (sym.value && !sym.value->isConstant()) {
       whyNot = "the constant at " + node.loc.str() + " holds a size (" + sym.value->str(st.names) +
                "), which the IR does not hold yet";
@@ -133,6 +126,38 @@ OwningOpRef<ModuleOp> importSymbolicTrace(const SymbolicTrace& st, MLIRContext& 
     SmallVector<Value> operands;
     for (int o : node.operands) operands.push_back(values[o]);
     values[i] = ir::createOp(b, loc, node.kind, node.attrs, operands, type);
+    // Slice bounds and update offsets that depend on symbols: `?` in the integers, and the sizes.
+    auto symbolicList = [&](const std::vector<SizeExpr>& list, DenseI64ArrayAttr& ints, ir::SizesAttr& sizes) {
+      SmallVector<int64_t> v;
+      bool symbolic = false;
+      for (const SizeExpr& e : list) {
+        const std::optional<int64_t> c = e.constant();
+        v.push_back(c ? *c : ShapedType::kDynamic);
+        symbolic = symbolic || !c;
+      }
+      if (!symbolic) return;
+      ints = b.getDenseI64ArrayAttr(v);
+      sizes = ir::SizesAttr::get(&context, list, st.names);
+    };
+    if (auto slice = values[i].getDefiningOp<ir::SliceOp>()) {
+      DenseI64ArrayAttr starts = slice.getStartsAttr(), limits = slice.getLimitsAttr(), steps = slice.getStepsAttr();
+      ir::SizesAttr symStarts, symLimits, symSteps;
+      symbolicList(sym.starts, starts, symStarts);
+      symbolicList(sym.limits, limits, symLimits);
+      symbolicList(sym.steps, steps, symSteps);
+      slice.setStartsAttr(starts);
+      slice.setLimitsAttr(limits);
+      slice.setStepsAttr(steps);
+      if (symStarts) slice.setSymStartsAttr(symStarts);
+      if (symLimits) slice.setSymLimitsAttr(symLimits);
+      if (symSteps) slice.setSymStepsAttr(symSteps);
+    } else if (auto update = values[i].getDefiningOp<ir::DynamicUpdateSliceOp>()) {
+      DenseI64ArrayAttr offsets = update.getOffsetsAttr();
+      ir::SizesAttr symOffsets;
+      symbolicList(sym.starts, offsets, symOffsets);
+      update.setOffsetsAttr(offsets);
+      if (symOffsets) update.setSymOffsetsAttr(symOffsets);
+    }
   }
   SmallVector<Value> results;
   for (int out : trace.outputs) results.push_back(values[out]);

@@ -1,4 +1,4 @@
-// RUN: tg-opt %s --canonicalize | FileCheck %s
+// RUN: tg-opt %s --canonicalize -split-input-file | FileCheck %s
 //
 // The folds on tensors with dynamic dims (#tg.sizes): a splat over them stays a broadcast of
 // one element (a constant has a static type), layout folds keep the symbolic types (a
@@ -29,4 +29,16 @@ func.func @f(%x: !x) -> (!x, tensor<1x?xf32, #tg.sizes<[1, n]>>) attributes {tg.
   %u = tg.reduce_sum %q axes = [1] keep_dims : !x to tensor<?x1xf32, #tg.sizes<[n, 1]>>
   %v = tg.transpose %u perm = [1, 0] : tensor<?x1xf32, #tg.sizes<[n, 1]>> to tensor<1x?xf32, #tg.sizes<[1, n]>>
   return %y, %v : !x, tensor<1x?xf32, #tg.sizes<[1, n]>>
+}
+
+// -----
+
+// Symbolic bounds between static types are not composed (their integers hold `?`).
+// CHECK-LABEL: func.func @window_of_a_window
+// CHECK: %[[W:.+]] = tg.slice %arg0 starts = [T] limits = [T + 8] steps = [1] : tensor<64xf32> to tensor<8xf32>
+// CHECK: tg.slice %[[W]] starts = [2] limits = [4] steps = [1] : tensor<8xf32> to tensor<2xf32>
+func.func @window_of_a_window(%c: tensor<64xf32>) -> tensor<2xf32> attributes {tg.symbols = [#tg.symbol<"T", 1, 32>]} {
+  %0 = tg.slice %c starts = [T] limits = [T + 8] steps = [1] : tensor<64xf32> to tensor<8xf32>
+  %1 = tg.slice %0 starts = [2] limits = [4] steps = [1] : tensor<8xf32> to tensor<2xf32>
+  return %1 : tensor<2xf32>
 }

@@ -121,3 +121,23 @@ func.func @listed_twice() attributes {tg.symbols = [#tg.symbol<"n", 1, 8>, #tg.s
 func.func @not_symbols() attributes {tg.symbols = [1, 2]} {
   return
 }
+
+// -----
+
+// A bound that goes past the extent at some size in the range.
+!x = tensor<?x8xf32, #tg.sizes<[T, 8]>>
+func.func @bound_past_extent(%x: !x) attributes {tg.symbols = [#tg.symbol<"T", 1, 8>]} {
+  // expected-error @+1 {{cannot be sliced from 0 to 3 (need 0 <= start <= limit <= 2) (at T = 2)}}
+  %0 = tg.slice %x starts = [0, 0] limits = [T + 1, 8] steps = [1, 1] : !x to tensor<?x8xf32, #tg.sizes<[T + 1, 8]>>
+  return
+}
+
+// -----
+
+// An update offset that depends on a symbol the function does not have.
+func.func @unknown_bound(%c: tensor<16x4xf32>, %u: tensor<1x4xf32>, %p: tensor<i32>) attributes {tg.symbols = [#tg.symbol<"T", 1, 8>]} {
+  // expected-error @+1 {{a bound names 'S', which is not one of the function's tg.symbols}}
+  %0 = tg.dynamic_update_slice %c, %u, %p axis = 1 offsets = [S, 0] check = 1
+       : (tensor<16x4xf32>, tensor<1x4xf32>, tensor<i32>) -> tensor<16x4xf32>
+  return
+}

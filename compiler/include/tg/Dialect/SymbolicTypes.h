@@ -14,6 +14,7 @@
 #include "tg/Graph/ShapeRules.h"
 #include "tg/Support/SizeExpr.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 
@@ -22,7 +23,15 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class AsmParser;
+class OpAsmParser;
+class OpAsmPrinter;
+}  // namespace mlir
+
 namespace tg::ir {
+
+class SizesAttr;
 
 /// The function attribute listing its symbols: an array of #tg.symbol.
 inline constexpr const char* kSymbolsAttr = "tg.symbols";
@@ -61,5 +70,22 @@ std::optional<graph::TensorType> instantiate(mlir::Type type, const Symbols& sym
 /// range (unused symbols at their lowest). Polynomials of degree at most one in each symbol
 /// that agree on the combinations are equal.
 std::vector<std::vector<int64_t>> verificationSizes(const Symbols& symbols, std::span<const int> used);
+
+/// One size in MLIR's tokens: sums and differences of products of integers and names (names
+/// not in `names` are appended; a symbol's number is its position there).
+mlir::FailureOr<SizeExpr> parseSize(mlir::AsmParser& parser, std::vector<std::string>& names);
+
+/// An op's list of integers that may depend on symbols (slice bounds, update offsets): printed
+/// `[0, T - 1]`; the integer array holds ShapedType::kDynamic where a size is not a constant
+/// and `sizes` (null when none is) holds every entry's size. The `custom<SymbolicList>`
+/// directive of TgOps.td.
+mlir::ParseResult parseSymbolicList(mlir::OpAsmParser& parser, mlir::DenseI64ArrayAttr& values, SizesAttr& sizes);
+void printSymbolicList(mlir::OpAsmPrinter& printer, mlir::Operation* op, mlir::DenseI64ArrayAttr values,
+                       SizesAttr sizes);
+/// Such a list when symbol i has `at[i]` (names from `symbols`); empty, with the reason in
+/// `error`, when a size overflows, names an unknown symbol or disagrees with its integer.
+std::optional<std::vector<int64_t>> instantiateList(mlir::DenseI64ArrayAttr values, SizesAttr sizes,
+                                                    const Symbols& symbols, std::span<const int64_t> at,
+                                                    std::string& error);
 
 }  // namespace tg::ir

@@ -216,11 +216,11 @@ def Tg_DynamicUpdateSliceOp : Tg_Op<"dynamic_update_slice", [Pure, Tg_ShapeRules
     ```
   }];
   let arguments = (ins Tg_Tensor:$input, Tg_Tensor:$update, Tg_Tensor:$start, I64Attr:$axis,
-                       DenseI64ArrayAttr:$offsets, I64Attr:$check);
+                       DenseI64ArrayAttr:$offsets, I64Attr:$check, OptionalAttr<Tg_SizesAttr>:$sym_offsets);
   let results = (outs Tg_Tensor:$result);
   let assemblyFormat = [{
-    $input `,` $update `,` $start `axis` `=` $axis `offsets` `=` $offsets `check` `=` $check
-    attr-dict `:` functional-type(operands, results)
+    $input `,` $update `,` $start `axis` `=` $axis `offsets` `=` custom<SymbolicList>($offsets, $sym_offsets)
+    `check` `=` $check attr-dict `:` functional-type(operands, results)
   }];
 }
 
@@ -349,12 +349,19 @@ def Tg_SliceOp : Tg_Op<"slice", [Pure, Tg_ShapeRules]> {
     %q = tg.slice %qkv starts = [0, 0] limits = [8, 64] steps = [1, 1]
            : tensor<8x192xbf16> to tensor<8x64xbf16>
     ```
+
+    In a function with dynamic dims a bound may be a size of its symbols (`limits = [T, 64]`,
+    `starts = [T - 1, 0]`): the integer array then holds `?` (ShapedType::kDynamic) there and
+    `sym_starts`, `sym_limits` or `sym_steps` every entry's size (tg/Dialect/SymbolicTypes.h).
   }];
   let arguments = (ins Tg_Tensor:$input, DenseI64ArrayAttr:$starts, DenseI64ArrayAttr:$limits,
-                       DenseI64ArrayAttr:$steps);
+                       DenseI64ArrayAttr:$steps, OptionalAttr<Tg_SizesAttr>:$sym_starts,
+                       OptionalAttr<Tg_SizesAttr>:$sym_limits, OptionalAttr<Tg_SizesAttr>:$sym_steps);
   let results = (outs Tg_Tensor:$result);
   let assemblyFormat = [{
-    $input `starts` `=` $starts `limits` `=` $limits `steps` `=` $steps attr-dict `:`
+    $input `starts` `=` custom<SymbolicList>($starts, $sym_starts)
+    `limits` `=` custom<SymbolicList>($limits, $sym_limits)
+    `steps` `=` custom<SymbolicList>($steps, $sym_steps) attr-dict `:`
     type($input) `to` type($result)
   }];
   let hasFolder = 1;

@@ -24,9 +24,10 @@ mlir::OwningOpRef<mlir::ModuleOp> importTrace(const Trace& trace, mlir::MLIRCont
 /// Imports a trace whose sizes are polynomials of the function's symbols (SymbolicTrace.h):
 /// the function lists its symbols (`tg.symbols`), symbolic dims are `?` with a #tg.sizes
 /// encoding (tg/Dialect/SymbolicTypes.h), a splat constant of a symbolic shape is a scalar
-/// broadcast to it. Null, with the reason in `whyNot`, where the IR cannot say it yet (slice
-/// bounds, update offsets or a constant's value that depend on a symbol) or where the module
-/// does not verify (the verifier's messages).
+/// broadcast to it, slice bounds and update offsets that depend on symbols are `?` with their
+/// sizes beside. Null, with the reason in `whyNot`, where the IR cannot say it yet (a
+/// constant's value that depends on a symbol) or where the module does not verify (the
+/// verifier's messages).
 mlir::OwningOpRef<mlir::ModuleOp> importSymbolicTrace(const SymbolicTrace& trace, mlir::MLIRContext& context,
                                                       llvm::StringRef funcName, std::string& whyNot);
 

@@ -1,4 +1,4 @@
-// RUN: tg-opt %s --canonicalize | FileCheck %s
+// RUN: tg-opt %s --canonicalize -split-input-file | FileCheck %s
 //
 // The folds on tensors with dynamic dims (#tg.sizes): a splat over them stays a broadcast of
 // one element (a constant has a static type), layout folds keep the symbolic types (a
