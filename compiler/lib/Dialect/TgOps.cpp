@@ -159,6 +159,27 @@ LogicalResult CmpOp::inferReturnTypes(MLIRContext* context, std::optional<Locati
 }
 
 //===----------------------------------------------------------------------===//
+// SizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SizeOp::verify() {
+  std::string error;
+  std::optional<Symbols> symbols = symbolsOf(*this, error);
+  if (!symbols) return emitOpError(error.empty() ? "reads a size outside a function with tg.symbols" : error);
+  std::vector<std::string> names = symbols->names;
+  const std::vector<SizeExpr> sizes = getValue().getSizes(names);
+  if (sizes.size() != 1) return emitOpError("holds one size, not ") << sizes.size();
+  if (names.size() != symbols->names.size())
+    return emitOpError("names '") << names[symbols->names.size()] << "', which is not one of the function's tg.symbols";
+  if (sizes[0].isConstant()) return emitOpError("holds the constant ") << *sizes[0].constant() << ": use tg.constant";
+  auto type = cast<RankedTensorType>(getType());
+  const std::optional<DType> dtype = dtypeOf(type.getElementType());
+  if (type.getRank() != 0 || !dtype || *dtype == DType::Bool)
+    return emitOpError("result must be a 0-d numeric tensor (i32, f32, f16 or bf16), got ") << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // CheckOp
 //===----------------------------------------------------------------------===//
 

@@ -106,12 +106,16 @@ OwningOpRef<ModuleOp> importSymbolicTrace(const SymbolicTrace& st, MLIRContext& 
       values[i] = entry->getArgument(node.inputIndex);
       continue;
     }
-    if (sym.value && !sym.value->isConstant()) {
-      whyNot = "the constant at " + node.loc.str() + " holds a size (" + sym.value->str(st.names) +
-               "), which the IR does not hold yet";
-      return nullptr;
-    }
     RankedTensorType type = typeOfNode(i);
+    if (node.kind == graph::OpKind::Constant && sym.value && !sym.value->isConstant()) {
+      // A splat of a size (`pos + T`): the size as a scalar, broadcast to the constant's type.
+      RankedTensorType scalar = RankedTensorType::get({}, type.getElementType());
+      const SizeExpr value[] = {*sym.value};
+      Value size = ir::SizeOp::create(b, loc, scalar, ir::SizesAttr::get(&context, value, st.names));
+      graph::OpAttrs attrs;
+      values[i] = type.getRank() == 0 ? size : ir::createOp(b, loc, graph::OpKind::Broadcast, attrs, size, type);
+      continue;
+    }
     if (node.kind == graph::OpKind::Constant) {
       if (!ir::isSymbolic(type)) {
         values[i] = ir::ConstantOp::create(b, loc, ir::elementsFromHost(node.constant, type, node.splat));

@@ -141,3 +141,35 @@ func.func @unknown_bound(%c: tensor<16x4xf32>, %u: tensor<1x4xf32>, %p: tensor<i
        : (tensor<16x4xf32>, tensor<1x4xf32>, tensor<i32>) -> tensor<16x4xf32>
   return
 }
+
+// -----
+
+func.func @size_of_a_constant() attributes {tg.symbols = [#tg.symbol<"T", 1, 8>]} {
+  // expected-error @+1 {{holds the constant 4: use tg.constant}}
+  %0 = tg.size #tg.sizes<[4]> as tensor<i32>
+  return
+}
+
+// -----
+
+func.func @size_not_a_scalar() attributes {tg.symbols = [#tg.symbol<"T", 1, 8>]} {
+  // expected-error @+1 {{result must be a 0-d numeric tensor (i32, f32, f16 or bf16), got 'tensor<2xi32>'}}
+  %0 = tg.size #tg.sizes<[T]> as tensor<2xi32>
+  return
+}
+
+// -----
+
+func.func @two_sizes() attributes {tg.symbols = [#tg.symbol<"T", 1, 8>]} {
+  // expected-error @+1 {{holds one size, not 2}}
+  %0 = tg.size #tg.sizes<[T, T]> as tensor<i32>
+  return
+}
+
+// -----
+
+func.func @size_without_symbols() {
+  // expected-error @+1 {{reads a size outside a function with tg.symbols}}
+  %0 = tg.size #tg.sizes<[T]> as tensor<i32>
+  return
+}

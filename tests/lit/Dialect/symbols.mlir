@@ -78,3 +78,15 @@ func.func @bounds(%x: !x, %c: tensor<64xf32>, %cache: tensor<16x8x4xf32>, %u: te
        : (tensor<16x8x4xf32>, tensor<1x?x4xf32, #tg.sizes<[1, T, 4]>>, tensor<i32>) -> tensor<16x8x4xf32>
   return
 }
+
+// -----
+
+// A size as a number: the decoder's next position, pos + T.
+// CHECK-LABEL: func.func @next_position
+// CHECK: %[[T:.+]] = tg.size #tg.sizes<[T]> as tensor<i32>
+// CHECK: tg.add %{{.+}}, %[[T]] : tensor<i32>
+func.func @next_position(%pos: tensor<i32>) -> tensor<i32> attributes {tg.symbols = [#tg.symbol<"T", 1, 8>]} {
+  %t = tg.size #tg.sizes<[T]> as tensor<i32>
+  %0 = tg.add %pos, %t : tensor<i32>
+  return %0 : tensor<i32>
+}

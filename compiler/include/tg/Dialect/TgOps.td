@@ -138,6 +138,24 @@ def Tg_IotaOp : Tg_Op<"iota", [Pure, Tg_ShapeRules]> {
   let assemblyFormat = "`axis` `=` $axis attr-dict `:` type($result)";
 }
 
+def Tg_SizeOp : Tg_Op<"size", [Pure]> {
+  let summary = "the value of a size of the function's symbols, as a scalar";
+  let description = [{
+    In a function with dynamic dims (`tg.symbols`), a number computed from the sizes: the
+    decoder's next position `pos + T` adds the prompt length T. One size (#tg.sizes of one
+    entry) that depends on a symbol; the result is a 0-d tensor of a numeric type (i32, f32,
+    f16, bf16), broadcast where more elements need it.
+
+    ```mlir
+    %t = tg.size #tg.sizes<[T]> as tensor<i32>
+    ```
+  }];
+  let arguments = (ins Tg_SizesAttr:$value);
+  let results = (outs Tg_Tensor:$result);
+  let assemblyFormat = "qualified($value) `as` type($result) attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tg_ConcatOp : Tg_Op<"concat", [Pure, Tg_ShapeRules]> {
   let summary = "operands joined along one axis";
   let description = [{

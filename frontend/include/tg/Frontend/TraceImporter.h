@@ -25,9 +25,8 @@ mlir::OwningOpRef<mlir::ModuleOp> importTrace(const Trace& trace, mlir::MLIRCont
 /// the function lists its symbols (`tg.symbols`), symbolic dims are `?` with a #tg.sizes
 /// encoding (tg/Dialect/SymbolicTypes.h), a splat constant of a symbolic shape is a scalar
 /// broadcast to it, slice bounds and update offsets that depend on symbols are `?` with their
-/// sizes beside. Null, with the reason in `whyNot`, where the IR cannot say it yet (a
-/// constant's value that depends on a symbol) or where the module does not verify (the
-/// verifier's messages).
+/// sizes beside, and a splat whose value is a size (`pos + T`) a tg.size. Null, with the
+/// reason in `whyNot`, where the module does not verify (the verifier's messages).
 mlir::OwningOpRef<mlir::ModuleOp> importSymbolicTrace(const SymbolicTrace& trace, mlir::MLIRContext& context,
                                                       llvm::StringRef funcName, std::string& whyNot);
 
