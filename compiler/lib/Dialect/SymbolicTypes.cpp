@@ -6,6 +6,8 @@
 #include "tg/Support/Error.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -151,6 +153,102 @@ std::vector<std::vector<int64_t>> verificationSizes(const Symbols& symbols, std:
   for (int s : used) m[s] = mid[s];
   out.push_back(std::move(m));
   return out;
+}
+
+OwningOpRef<ModuleOp> instantiateModule(ModuleOp symbolic, std::span<const int64_t> values, std::string& error) {
+  OwningOpRef<ModuleOp> module = symbolic.clone();
+  auto func = dyn_cast_or_null<func::FuncOp>(module->getBody()->empty() ? nullptr : &module->getBody()->front());
+  std::optional<Symbols> symbols = func ? symbolsOf(func, error) : std::nullopt;
+  if (!symbols) {
+    if (error.empty()) error = "the module's function has no tg.symbols";
+    return nullptr;
+  }
+  if (values.size() != symbols->names.size()) {
+    error = "sizes for " + std::to_string(values.size()) + " symbols, the function has " +
+            std::to_string(symbols->names.size());
+    return nullptr;
+  }
+  for (size_t s = 0; s < values.size(); ++s)
+    if (values[s] < symbols->min[s] || values[s] > symbols->max[s]) {
+      error = symbols->names[s] + " = " + std::to_string(values[s]) + " is outside [" + std::to_string(symbols->min[s]) +
+              ", " + std::to_string(symbols->max[s]) + "]";
+      return nullptr;
+    }
+  MLIRContext* ctx = module->getContext();
+  auto staticType = [&](Type t) -> FailureOr<Type> {
+    if (!isSymbolic(t)) return t;
+    std::optional<graph::TensorType> g = instantiate(t, *symbols, values, error);
+    if (!g) return failure();
+    return Type(tensorTypeOf(ctx, *g));
+  };
+  // Argument and result types, then every value.
+  SmallVector<Type> inputs, results;
+  for (Type t : func.getFunctionType().getInputs()) {
+    FailureOr<Type> s = staticType(t);
+    if (failed(s)) return nullptr;
+    inputs.push_back(*s);
+  }
+  for (Type t : func.getFunctionType().getResults()) {
+    FailureOr<Type> s = staticType(t);
+    if (failed(s)) return nullptr;
+    results.push_back(*s);
+  }
+  func.setFunctionType(FunctionType::get(ctx, inputs, results));
+  for (BlockArgument a : func.getArguments()) a.setType(inputs[a.getArgNumber()]);
+  bool failedAny = false;
+  SmallVector<SizeOp> sizeOps;
+  func.walk([&](Operation* op) {
+    if (failedAny) return;
+    for (Value r : op->getResults()) {
+      FailureOr<Type> s = staticType(r.getType());
+      if (failed(s)) {
+        failedAny = true;
+        return;
+      }
+      r.setType(*s);
+    }
+    auto list = [&](DenseI64ArrayAttr ints, SizesAttr sizes) -> DenseI64ArrayAttr {
+      std::optional<std::vector<int64_t>> v = instantiateList(ints, sizes, *symbols, values, error);
+      if (!v) failedAny = true;
+      return v ? DenseI64ArrayAttr::get(ctx, *v) : ints;
+    };
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      slice.setStartsAttr(list(slice.getStartsAttr(), slice.getSymStartsAttr()));
+      slice.setLimitsAttr(list(slice.getLimitsAttr(), slice.getSymLimitsAttr()));
+      slice.setStepsAttr(list(slice.getStepsAttr(), slice.getSymStepsAttr()));
+      slice.removeSymStartsAttr();
+      slice.removeSymLimitsAttr();
+      slice.removeSymStepsAttr();
+    } else if (auto update = dyn_cast<DynamicUpdateSliceOp>(op)) {
+      update.setOffsetsAttr(list(update.getOffsetsAttr(), update.getSymOffsetsAttr()));
+      update.removeSymOffsetsAttr();
+    } else if (auto size = dyn_cast<SizeOp>(op)) {
+      sizeOps.push_back(size);
+    }
+  });
+  if (failedAny) return nullptr;
+  for (SizeOp size : sizeOps) {  // the value at these sizes, as a constant
+    std::vector<std::string> names = symbols->names;
+    const std::optional<int64_t> v = size.getValue().getSizes(names)[0].evaluate(values);
+    if (!v) {
+      error = "the size of a tg.size overflows";
+      return nullptr;
+    }
+    OpBuilder b(size);
+    auto type = cast<RankedTensorType>(size.getType());
+    Attribute element = isa<FloatType>(type.getElementType())
+                            ? Attribute(b.getFloatAttr(type.getElementType(), static_cast<double>(*v)))
+                            : Attribute(b.getIntegerAttr(type.getElementType(), *v));
+    Value c = ConstantOp::create(b, size.getLoc(), DenseElementsAttr::get(type, element));
+    size.replaceAllUsesWith(c);
+    size.erase();
+  }
+  func->removeAttr(kSymbolsAttr);
+  if (failed(verify(*module))) {
+    error = "at these sizes the module does not verify";
+    return nullptr;
+  }
+  return module;
 }
 
 /// One size: sums and differences of products of integers and names (SizeExpr's grammar, read

@@ -15,6 +15,8 @@
 #include "tg/Support/SizeExpr.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 
@@ -70,6 +72,15 @@ std::optional<graph::TensorType> instantiate(mlir::Type type, const Symbols& sym
 /// range (unused symbols at their lowest). Polynomials of degree at most one in each symbol
 /// that agree on the combinations are equal.
 std::vector<std::vector<int64_t>> verificationSizes(const Symbols& symbols, std::span<const int> used);
+
+/// The static module a module with dynamic dims is at the sizes `values` (values[i] for symbol
+/// i of its function's tg.symbols): every #tg.sizes type, slice bound and update offset
+/// evaluated, every tg.size a splat constant, tg.symbols dropped. Null, with the reason in
+/// `error`, when a size is out of its range or the result does not verify (at these sizes a
+/// shape rule fails). The module the trace at those sizes imports to, up to folds; and a way
+/// to run a symbolic module where no pass takes it yet.
+mlir::OwningOpRef<mlir::ModuleOp> instantiateModule(mlir::ModuleOp symbolic, std::span<const int64_t> values,
+                                                    std::string& error);
 
 /// One size in MLIR's tokens: sums and differences of products of integers and names (names
 /// not in `names` are appended; a symbol's number is its position there).
