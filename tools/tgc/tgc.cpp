@@ -1,6 +1,7 @@
 //===- tgc.cpp - tg's command-line compiler: dump stages, run graphs ------===//
 //
 //   tgc dump FILE.mlir|EXAMPLE [--stage=S,...] [--arch=sm_90a] [--no-fuse] [--no-fuse-reductions] [--out-dir=DIR]
+//            [--sizes=NAME=N,...]
 //   tgc run FILE.mlir --input a.npy ... --output out.npy ... [--device cpu|cuda] [--no-fuse] [--bench=N]
 //   tgc examples
 //   tgc cache stats|list|clear [--dir=DIR]
@@ -47,7 +48,7 @@ constexpr const char* kUsage = R"(usage:
   tgc dump FILE.mlir|EXAMPLE [--stage=STAGE[,STAGE...]] [--arch=ARCH] [--no-fuse]
            [--no-fuse-reductions] [--no-fuse-attention] [--decode-attention]
            [--precision=auto|accurate|fast]
-           [--sm-count=N] [--out-dir=DIR]
+           [--sm-count=N] [--out-dir=DIR] [--sizes=NAME=N[,NAME=N...]]
       Prints each compilation stage. STAGE is one of: all (default), traced, canonicalize,
       decompose, fuse, select-matmul, assign-buffers, remarks, plan, cuda, ptx, cubin (binary,
       only when named), timing (each step's wall time, in ms). ARCH is an NVRTC
@@ -59,10 +60,12 @@ constexpr const char* kUsage = R"(usage:
       sm_90a, with at most 16 query rows a head the split-key (flash-decoding) kernels where
       they take it; --no-fuse-attention keeps its kernels apart (--fuse-attention, the
       default, is accepted). --decode-attention makes the decode-sized attention they do not
-      take one cluster kernel (off by default).
+      take one cluster kernel (off by default). A function with dynamic dims (tg.symbols,
+      #tg.sizes types, as TG_DUMP writes NAME.symbolic.mlir) is compiled at the --sizes given
+      for its symbols (tg does not compile dynamic dims yet).
   tgc run FILE.mlir --input A.npy [--input B.npy ...] --output OUT.npy [...]
           [--device cpu|cuda] [--no-fuse] [--no-fuse-reductions] [--no-fuse-attention]
-          [--decode-attention] [--precision=...] [--bench=N]
+          [--decode-attention] [--precision=...] [--bench=N] [--sizes=NAME=N,...]
       Runs the function in FILE.mlir on .npy inputs and writes .npy outputs
       (--no-fuse-reductions, --no-fuse-attention, --decode-attention: see dump).
   tgc examples
@@ -84,6 +87,8 @@ struct Args {
   bool decodeAttention = false;
   int smCount = 0;
   int bench = 0;  // run: also time this many runs (median device time)
+  /// --sizes batch=4,seq=128: a module with dynamic dims is compiled at these sizes.
+  std::vector<std::pair<std::string, int64_t>> sizes;
   tg::Precision precision = tg::Precision::Auto;
 };
 
@@ -150,6 +155,18 @@ Args parseArgs(int argc, char** argv) {
       else usageError("--precision must be auto, accurate or fast, got '" + p + "'");
     } else if (is("--sm-count")) {
       a.smCount = parseCount("--sm-count", optionValue(arg, "--sm-count", i, argc, argv), 1, 100000);
+    } else if (is("--sizes")) {
+      std::stringstream ss(optionValue(arg, "--sizes", i, argc, argv));
+      for (std::string item; std::getline(ss, item, ',');) {
+        const size_t eq = item.find('=');
+        int64_t size = 0;
+        const char* end = item.data() + item.size();
+        auto [ptr, ec] = eq == std::string::npos ? std::from_chars_result{end, std::errc::invalid_argument}
+                                                 : std::from_chars(item.data() + eq + 1, end, size);
+        if (eq == 0 || eq == std::string::npos || ec != std::errc() || ptr != end || size < 1)
+          usageError("--sizes takes NAME=N[,NAME=N...] with N >= 1, got '" + item + "'");
+        a.sizes.push_back({item.substr(0, eq), size});
+      }
     } else if (is("--bench")) {
       a.bench = parseCount("--bench", optionValue(arg, "--bench", i, argc, argv), 1, 100000);
     } else if (arg == "--no-fuse") {
@@ -202,17 +219,19 @@ std::string readIrFile(const std::string& path) {
 
 /// Parses FILE.mlir, or `exampleText` (the traced IR of a built-in example) when given, into
 /// the shared context, verifies it and checks that it is one tg function
-/// (compiler::parseTgModule). The caller holds compileMutex().
+/// (compiler::parseTgModuleAtSizes: a module with dynamic dims at `sizes`). The caller holds
+/// compileMutex().
 OwningOpRef<ModuleOp> loadModule(const std::string& target,
                                  const std::optional<std::string>& exampleText,
-                                 tg::compiler::DiagnosticCollector& diags) {
+                                 tg::compiler::DiagnosticCollector& diags,
+                                 const std::vector<std::pair<std::string, int64_t>>& sizes) {
   MLIRContext& context = tg::compiler::sharedContext();
   if (exampleText) {
     OwningOpRef<ModuleOp> m = tg::compiler::parseTgModule(*exampleText, target, context);
     if (!m) throw tg::Error("internal error: example '" + target + "' does not parse:\n" + diags.text());
     return m;
   }
-  OwningOpRef<ModuleOp> m = tg::compiler::parseTgModule(readIrFile(target), target, context);
+  OwningOpRef<ModuleOp> m = tg::compiler::parseTgModuleAtSizes(readIrFile(target), target, context, sizes);
   if (!m) throw tg::Error("'" + target + "' is not a valid tg function:\n" + diags.text());
   return m;
 }
@@ -240,7 +259,7 @@ int dump(const Args& a) {
   std::optional<std::string> example = tg::tools::exampleIr(a.target);  // traces: not locked
   std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
   tg::compiler::DiagnosticCollector diags(tg::compiler::sharedContext());
-  OwningOpRef<ModuleOp> module = loadModule(a.target, example, diags);
+  OwningOpRef<ModuleOp> module = loadModule(a.target, example, diags, a.sizes);
   tg::rt::Gpu* gpu = a.arch.empty() ? tg::rt::Gpu::get() : nullptr;
   tg::compiler::ArtifactSink files;
   tg::compiler::DumpFailures unwritten;
@@ -309,7 +328,7 @@ int run(const Args& a) {
   if (a.outputs.empty()) usageError("run needs at least one --output");
   std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
   tg::compiler::DiagnosticCollector diags(tg::compiler::sharedContext());
-  OwningOpRef<ModuleOp> module = loadModule(a.target, std::nullopt, diags);
+  OwningOpRef<ModuleOp> module = loadModule(a.target, std::nullopt, diags, a.sizes);
   func::FuncOp func = *module->getOps<func::FuncOp>().begin();
 
   // Inputs: count and types must match the function's signature.

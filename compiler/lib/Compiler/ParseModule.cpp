@@ -2,6 +2,7 @@
 #include "tg/Compiler/ParseModule.h"
 
 #include "tg/Dialect/EntryFunction.h"
+#include "tg/Dialect/SymbolicTypes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -92,6 +93,11 @@ std::optional<ParserCrash> knownParserCrash(llvm::StringRef text) {
 
 OwningOpRef<ModuleOp> parseTgModule(llvm::StringRef text, llvm::StringRef bufferName,
                                     MLIRContext& context) {
+  return parseTgModuleAtSizes(text, bufferName, context, {});
+}
+
+OwningOpRef<ModuleOp> parseTgModuleAtSizes(llvm::StringRef text, llvm::StringRef bufferName, MLIRContext& context,
+                                           const std::vector<std::pair<std::string, int64_t>>& sizes) {
   if (std::optional<ParserCrash> crash = knownParserCrash(text)) {
     emitError(FileLineColLoc::get(&context, bufferName, crash->line, 1)) << crash->why;
     return {};
@@ -99,9 +105,42 @@ OwningOpRef<ModuleOp> parseTgModule(llvm::StringRef text, llvm::StringRef buffer
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
-  if (!module) return {};
-  if (failed(verify(*module)) || failed(ir::entryFunction(*module))) return {};
-  return module;
+  if (!module || failed(verify(*module))) return {};
+  Operation* first = module->getBody()->empty() ? nullptr : &module->getBody()->front();
+  std::string error;
+  std::optional<ir::Symbols> symbols = first ? ir::symbolsOf(first, error) : std::nullopt;
+  if (!symbols) {
+    if (!sizes.empty()) {
+      emitError(module->getLoc()) << "sizes were given, but the module has no dynamic dims (tg.symbols)";
+      return {};
+    }
+    if (failed(ir::entryFunction(*module))) return {};
+    return module;
+  }
+  std::vector<int64_t> values;
+  for (const std::string& name : symbols->names) {
+    auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& s) { return s.first == name; });
+    if (it == sizes.end()) {
+      std::string all;
+      for (const std::string& n : symbols->names) all += (all.empty() ? "" : ", ") + n;
+      emitError(first->getLoc()) << "the function has dynamic dims (" << all << "), which tg does not compile yet: "
+                                 << "give each a size to compile it at those sizes (tgc --sizes " << name << "=N,...)";
+      return {};
+    }
+    values.push_back(it->second);
+  }
+  for (const auto& [name, size] : sizes)
+    if (std::find(symbols->names.begin(), symbols->names.end(), name) == symbols->names.end()) {
+      emitError(first->getLoc()) << "a size is given for '" << name << "', which is not one of the function's tg.symbols";
+      return {};
+    }
+  OwningOpRef<ModuleOp> instance = ir::instantiateModule(*module, values, error);
+  if (!instance) {
+    emitError(first->getLoc()) << error;
+    return {};
+  }
+  if (failed(ir::entryFunction(*instance))) return {};
+  return instance;
 }
 
 }  // namespace tg::compiler

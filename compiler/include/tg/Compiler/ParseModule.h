@@ -13,8 +13,11 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tg::compiler {
 
@@ -30,8 +33,17 @@ std::optional<ParserCrash> knownParserCrash(llvm::StringRef text);
 
 /// Parses `text` (named `bufferName` in diagnostics, e.g. the file name) into `context`,
 /// verifies it and checks it with ir::entryFunction. Null on failure, with diagnostics on the
-/// context saying why.
+/// context saying why (a module with dynamic dims: that it needs sizes, see below).
 mlir::OwningOpRef<mlir::ModuleOp> parseTgModule(llvm::StringRef text, llvm::StringRef bufferName,
                                                 mlir::MLIRContext& context);
+
+/// The same for a module whose function may have dynamic dims (`tg.symbols`, issue 18): such a
+/// module is instantiated at `sizes` (each symbol's name and size: SymbolicTypes.h's
+/// instantiateModule) and the static module returned, since tg does not compile dynamic dims
+/// yet. A symbol without a size, a size outside its range, a name the function does not have,
+/// or sizes for a module without dynamic dims are errors.
+mlir::OwningOpRef<mlir::ModuleOp> parseTgModuleAtSizes(llvm::StringRef text, llvm::StringRef bufferName,
+                                                       mlir::MLIRContext& context,
+                                                       const std::vector<std::pair<std::string, int64_t>>& sizes);
 
 }  // namespace tg::compiler
