@@ -11,6 +11,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <tuple>
+
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -78,15 +80,29 @@ std::string whyNotSymbolicTgTensor(Type type) {
   return {};
 }
 
-RankedTensorType symbolicTensorType(MLIRContext* context, DType dtype, std::span<const SizeExpr> sizes,
-                                    std::span<const std::string> names) {
-  SmallVector<int64_t> shape;
+bool integersOf(std::span<const SizeExpr> sizes, SmallVectorImpl<int64_t>& integers) {
   bool symbolic = false;
   for (const SizeExpr& e : sizes) {
     const std::optional<int64_t> c = e.constant();
-    shape.push_back(c ? *c : ShapedType::kDynamic);
+    integers.push_back(c ? *c : ShapedType::kDynamic);
     symbolic = symbolic || !c;
   }
+  return symbolic;
+}
+
+std::pair<DenseI64ArrayAttr, SizesAttr> symbolicListAttrs(MLIRContext* context, std::span<const SizeExpr> sizes,
+                                                          std::span<const std::string> names) {
+  SmallVector<int64_t> ints;
+  const bool symbolic = integersOf(sizes, ints);
+  std::vector<std::string> nameList(names.begin(), names.end());
+  return {DenseI64ArrayAttr::get(context, ints),
+          symbolic ? SizesAttr::get(context, ArrayRef<SizeExpr>(sizes.data(), sizes.size()), nameList) : SizesAttr()};
+}
+
+RankedTensorType symbolicTensorType(MLIRContext* context, DType dtype, std::span<const SizeExpr> sizes,
+                                    std::span<const std::string> names) {
+  SmallVector<int64_t> shape;
+  const bool symbolic = integersOf(sizes, shape);
   Type element = elementTypeOf(context, dtype);
   if (!symbolic) return RankedTensorType::get(shape, element);
   std::vector<std::string> nameList(names.begin(), names.end());
@@ -311,15 +327,7 @@ ParseResult parseSymbolicList(OpAsmParser& parser, DenseI64ArrayAttr& values, Si
         return success();
       })))
     return failure();
-  SmallVector<int64_t> ints;
-  bool symbolic = false;
-  for (const SizeExpr& e : list) {
-    std::optional<int64_t> c = e.constant();
-    ints.push_back(c ? *c : ShapedType::kDynamic);
-    symbolic = symbolic || !c;
-  }
-  values = DenseI64ArrayAttr::get(parser.getContext(), ints);
-  sizes = symbolic ? SizesAttr::get(parser.getContext(), list, names) : SizesAttr();
+  std::tie(values, sizes) = symbolicListAttrs(parser.getContext(), list, names);
   return success();
 }
 

@@ -13,39 +13,48 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace tg::detail {
 
-static Location locationOf(MLIRContext& context, const SourceLoc& loc) {
+namespace {
+
+Location locationOf(MLIRContext& context, const SourceLoc& loc) {
   if (!loc.known()) return UnknownLoc::get(&context);
   Location file = FileLineColLoc::get(&context, loc.file, loc.line, 0);
   if (loc.function.empty()) return file;
   return NameLoc::get(StringAttr::get(&context, loc.function), file);
 }
 
+/// `func.func @funcName` in `module` for `trace`, with node n's type `typeOfNode(n)`: arguments
+/// in input order (the call's arguments, then captured tensors), the donated ones marked, the
+/// results; `b` is left at the end of its entry block.
+func::FuncOp createFunction(OpBuilder& b, ModuleOp module, const Trace& trace, llvm::StringRef funcName,
+                            const std::function<Type(size_t)>& typeOfNode) {
+  b.setInsertionPointToEnd(module.getBody());
+  SmallVector<Type> argTypes(trace.numArgs + trace.captures.size());
+  for (size_t i = 0; i < trace.nodes.size(); ++i)
+    if (trace.nodes[i].kind == graph::OpKind::Input) argTypes[trace.nodes[i].inputIndex] = typeOfNode(i);
+  SmallVector<Type> resultTypes;
+  for (int out : trace.outputs) resultTypes.push_back(typeOfNode(static_cast<size_t>(out)));
+  auto func = func::FuncOp::create(b, b.getUnknownLoc(), funcName, b.getFunctionType(argTypes, resultTypes));
+  for (int d : trace.donated)
+    if (d >= 0 && static_cast<size_t>(d) < trace.numArgs) func.setArgAttr(d, kDonatedAttr, b.getUnitAttr());
+  b.setInsertionPointToEnd(func.addEntryBlock());
+  return func;
+}
+
+}  // namespace
+
 OwningOpRef<ModuleOp> importTrace(const Trace& trace, MLIRContext& context,
                                   llvm::StringRef funcName) {
   OpBuilder b(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
-  b.setInsertionPointToEnd(module->getBody());
-
-  // Arguments in input order: the call's arguments, then captured tensors.
-  size_t numInputs = trace.numArgs + trace.captures.size();
-  SmallVector<Type> argTypes(numInputs);
-  for (const TraceNode& node : trace.nodes)
-    if (node.kind == graph::OpKind::Input)
-      argTypes[node.inputIndex] = ir::tensorTypeOf(&context, node.type);
-  SmallVector<Type> resultTypes;
-  for (int out : trace.outputs)
-    resultTypes.push_back(ir::tensorTypeOf(&context, trace.nodes[out].type));
-
-  auto func = func::FuncOp::create(b, b.getUnknownLoc(), funcName,
-                                   b.getFunctionType(argTypes, resultTypes));
-  for (int d : trace.donated)
-    if (d >= 0 && static_cast<size_t>(d) < trace.numArgs) func.setArgAttr(d, kDonatedAttr, b.getUnitAttr());
-  Block* entry = func.addEntryBlock();
-  b.setInsertionPointToEnd(entry);
+  auto func = createFunction(b, *module, trace, funcName,
+                             [&](size_t n) -> Type { return ir::tensorTypeOf(&context, trace.nodes[n].type); });
+  Block* entry = &func.getBody().front();
 
   std::vector<Value> values(trace.nodes.size());
   for (size_t i = 0; i < trace.nodes.size(); ++i) {
@@ -81,22 +90,12 @@ OwningOpRef<ModuleOp> importSymbolicTrace(const SymbolicTrace& st, MLIRContext& 
   };
   OpBuilder b(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
-  b.setInsertionPointToEnd(module->getBody());
-  const size_t numInputs = trace.numArgs + trace.captures.size();
-  SmallVector<Type> argTypes(numInputs);
-  for (size_t i = 0; i < trace.nodes.size(); ++i)
-    if (trace.nodes[i].kind == graph::OpKind::Input) argTypes[trace.nodes[i].inputIndex] = typeOfNode(i);
-  SmallVector<Type> resultTypes;
-  for (int out : trace.outputs) resultTypes.push_back(typeOfNode(static_cast<size_t>(out)));
-  auto func = func::FuncOp::create(b, b.getUnknownLoc(), funcName, b.getFunctionType(argTypes, resultTypes));
+  auto func = createFunction(b, *module, trace, funcName, [&](size_t n) -> Type { return typeOfNode(n); });
   SmallVector<Attribute> symbols;
   for (size_t s = 0; s < st.names.size(); ++s)
     symbols.push_back(ir::SymbolAttr::get(&context, st.names[s], st.min[s], st.max[s]));
   func->setAttr(ir::kSymbolsAttr, b.getArrayAttr(symbols));
-  for (int d : trace.donated)
-    if (d >= 0 && static_cast<size_t>(d) < trace.numArgs) func.setArgAttr(d, kDonatedAttr, b.getUnitAttr());
-  Block* entry = func.addEntryBlock();
-  b.setInsertionPointToEnd(entry);
+  Block* entry = &func.getBody().front();
   std::vector<Value> values(trace.nodes.size());
   for (size_t i = 0; i < trace.nodes.size(); ++i) {
     const TraceNode& node = trace.nodes[i];
@@ -132,16 +131,10 @@ OwningOpRef<ModuleOp> importSymbolicTrace(const SymbolicTrace& st, MLIRContext& 
     values[i] = ir::createOp(b, loc, node.kind, node.attrs, operands, type);
     // Slice bounds and update offsets that depend on symbols: `?` in the integers, and the sizes.
     auto symbolicList = [&](const std::vector<SizeExpr>& list, DenseI64ArrayAttr& ints, ir::SizesAttr& sizes) {
-      SmallVector<int64_t> v;
-      bool symbolic = false;
-      for (const SizeExpr& e : list) {
-        const std::optional<int64_t> c = e.constant();
-        v.push_back(c ? *c : ShapedType::kDynamic);
-        symbolic = symbolic || !c;
-      }
-      if (!symbolic) return;
-      ints = b.getDenseI64ArrayAttr(v);
-      sizes = ir::SizesAttr::get(&context, list, st.names);
+      auto [listInts, listSizes] = ir::symbolicListAttrs(&context, list, st.names);
+      if (!listSizes) return;
+      ints = listInts;
+      sizes = listSizes;
     };
     if (auto slice = values[i].getDefiningOp<ir::SliceOp>()) {
       DenseI64ArrayAttr starts = slice.getStartsAttr(), limits = slice.getLimitsAttr(), steps = slice.getStepsAttr();

@@ -17,12 +17,15 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+
+#include "llvm/ADT/SmallVector.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir {
@@ -85,6 +88,14 @@ mlir::OwningOpRef<mlir::ModuleOp> instantiateModule(mlir::ModuleOp symbolic, std
 /// One size in MLIR's tokens: sums and differences of products of integers and names (names
 /// not in `names` are appended; a symbol's number is its position there).
 mlir::FailureOr<SizeExpr> parseSize(mlir::AsmParser& parser, std::vector<std::string>& names);
+
+/// `sizes` as integers, ShapedType::kDynamic where a size depends on a symbol; whether any does.
+bool integersOf(std::span<const SizeExpr> sizes, llvm::SmallVectorImpl<int64_t>& integers);
+/// The attributes of such a list (see below): the integers, and the sizes when any is symbolic
+/// (else null). Symbol i is named names[i].
+std::pair<mlir::DenseI64ArrayAttr, SizesAttr> symbolicListAttrs(mlir::MLIRContext* context,
+                                                                std::span<const SizeExpr> sizes,
+                                                                std::span<const std::string> names);
 
 /// An op's list of integers that may depend on symbols (slice bounds, update offsets): printed
 /// `[0, T - 1]`; the integer array holds ShapedType::kDynamic where a size is not a constant
