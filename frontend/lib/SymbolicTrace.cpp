@@ -312,9 +312,9 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
   const size_t slots = grid[0]->slots.size();
   auto build = [&](const std::vector<SizeExpr>& fitted) {
     SymbolicTrace st{grid[0]->trace, {}, names, {}, {}, fixed};
-    for (const DynamicDims::Symbol& sym : symbols) {
-      st.min.push_back(sym.min);
-      st.max.push_back(sym.max);
+    for (size_t s = 0; s < symbols.size(); ++s) {  // a fixed symbol holds at its size only
+      st.min.push_back(fixed[s] ? values[s] : symbols[s].min);
+      st.max.push_back(fixed[s] ? values[s] : symbols[s].max);
     }
     st.nodes.resize(st.trace.nodes.size());
     for (size_t k = 0; k < slots; ++k) {

@@ -230,6 +230,11 @@ TEST(SymbolicTrace, ASizeOfOneAndANarrowRangeStayFixed) {
   EXPECT_TRUE(r.trace->fixed[1]);
   EXPECT_TRUE(contains(r.trace->str(), "result 0: f32[1, 3, 16]"));
   EXPECT_EQ(r.traces, 1);
+  // The IR of this trace holds at those sizes only: its symbols' ranges are the call's sizes.
+  std::string whyNot;
+  const std::string ir = tg::detail::importedSymbolicIr(*r.trace, "f", whyNot);
+  ASSERT_FALSE(ir.empty()) << whyNot;
+  EXPECT_TRUE(contains(ir, "tg.symbols = [#tg.symbol<\"batch\", 1, 1>, #tg.symbol<\"heads\", 3, 3>]"));
 }
 
 TEST(SymbolicTrace, DimsOfOneSymbolAreKnownEqual) {
