@@ -19,6 +19,12 @@ using namespace mlir;
 
 namespace tg::ir {
 
+LogicalResult refuseDynamicDims(Operation* func, llvm::StringRef pass) {
+  if (!func->hasAttr(kSymbolsAttr)) return success();
+  return func->emitError() << pass << ": the function has dynamic dims (" << kSymbolsAttr
+                           << "), which tg does not compile yet";
+}
+
 std::optional<Symbols> symbolsOf(Operation* op, std::string& error) {
   auto func = isa<func::FuncOp>(op) ? cast<func::FuncOp>(op) : op->getParentOfType<func::FuncOp>();
   if (!func) return std::nullopt;

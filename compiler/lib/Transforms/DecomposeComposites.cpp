@@ -5,6 +5,7 @@
 // rounded once at the end, as the reference computes them.
 //
 //===----------------------------------------------------------------------===//
+#include "tg/Dialect/SymbolicTypes.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Transforms/Passes.h"
 
@@ -125,6 +126,7 @@ struct TgDecomposeCompositesPass final
     : impl::TgDecomposeCompositesBase<TgDecomposeCompositesPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (failed(ir::refuseDynamicDims(getOperation(), "tg-decompose"))) return signalPassFailure();
     unsigned count = 0;
     getOperation().walk([&](Operation* op) {
       auto fusion = op->getParentOfType<ir::FusionOp>();

@@ -22,6 +22,7 @@
 // not fused gets a remark saying why; it is decomposed and fused as before.
 //
 //===----------------------------------------------------------------------===//
+#include "tg/Dialect/SymbolicTypes.h"
 #include "tg/Dialect/Attention.h"
 #include "tg/Dialect/LayoutChain.h"
 #include "tg/Dialect/OpDescription.h"
@@ -196,6 +197,7 @@ struct TgFuseAttentionPass final : impl::TgFuseAttentionBase<TgFuseAttentionPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(ir::refuseDynamicDims(getOperation(), "tg-fuse-attention"))) return signalPassFailure();
     const int sm = arch.size() > 3 ? std::atoi(arch.c_str() + 3) : 0;
     SmallVector<ir::SoftmaxOp> softmaxes;
     getOperation().walk([&](ir::SoftmaxOp op) {

@@ -51,6 +51,7 @@
 // be tested on any GPU (mma_sync for bf16 on an H200, say).
 //
 //===----------------------------------------------------------------------===//
+#include "tg/Dialect/SymbolicTypes.h"
 #include "tg/Support/DType.h"
 #include "tg/Dialect/Gemv.h"
 #include "tg/Dialect/LayoutChain.h"
@@ -281,6 +282,7 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(ir::refuseDynamicDims(getOperation(), "tg-select-matmul"))) return signalPassFailure();
     if (!forcePath.empty() && forcePath != "mma_sync" && forcePath != "simt") {
       getOperation().emitError("tg-select-matmul: path '")
           << forcePath << "' is not mma_sync or simt (TG_MATMUL_PATH sets it)";

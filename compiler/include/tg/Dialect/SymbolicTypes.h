@@ -47,6 +47,10 @@ struct Symbols {
   std::vector<int64_t> min, max;
 };
 
+/// Failure, with an error on `func`, when it has dynamic dims (tg.symbols): what every pass
+/// that does not take them yet says first (tg-opt runs passes on any verified IR).
+mlir::LogicalResult refuseDynamicDims(mlir::Operation* func, llvm::StringRef pass);
+
 /// The symbols of the function that holds `op` (or is `op`): empty when it has none; an error
 /// (in `error`) when `tg.symbols` is not an array of #tg.symbol of distinct names.
 std::optional<Symbols> symbolsOf(mlir::Operation* op, std::string& error);
