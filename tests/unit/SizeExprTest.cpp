@@ -82,7 +82,10 @@ TEST(SizeExpr, ParsesWhatItPrints) {
   std::vector<std::string> names = kNames;
   std::string error;
   for (const SizeExpr& e : {B * S - 1, S * 4, SizeExpr(0) - S + 2, S * S * B * 2 + B, SizeExpr(-3), SizeExpr(),
-                            SizeExpr(std::numeric_limits<int64_t>::max()) - B}) {
+                            SizeExpr(std::numeric_limits<int64_t>::max()) - B,
+                            SizeExpr(std::numeric_limits<int64_t>::min()) + B,
+                            SizeExpr(std::numeric_limits<int64_t>::min()),
+                            B * std::numeric_limits<int64_t>::min() + S}) {
     std::optional<SizeExpr> back = SizeExpr::parse(e.str(names), names, error);
     ASSERT_TRUE(back) << e.str(names) << ": " << error;
     EXPECT_EQ(*back, e) << e.str(names);

@@ -9,6 +9,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <tuple>
@@ -284,8 +286,12 @@ FailureOr<SizeExpr> parseSize(AsmParser& parser, std::vector<std::string>& names
       return SizeExpr(value);
     }
     StringRef name;
+    const llvm::SMLoc at = parser.getCurrentLocation();
     if (failed(parser.parseOptionalKeyword(&name)))
-      return parser.emitError(parser.getCurrentLocation(), "expected an integer or a symbol name in a size");
+      return parser.emitError(at, "expected an integer or a symbol name in a size");
+    // MLIR's bare identifiers also hold '.' and '$'; a symbol's name is what SizeExpr reads.
+    if (!llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+      return parser.emitError(at, "a symbol's name is letters, digits and '_', not '") << name << "'";
     auto it = std::find(names.begin(), names.end(), name.str());
     if (it == names.end()) it = names.insert(names.end(), name.str());
     return SizeExpr::symbol(static_cast<int>(it - names.begin()));

@@ -169,16 +169,17 @@ class Reader {
 
   std::optional<SizeExpr> sum(std::string& error) {
     try {
-      std::optional<SizeExpr> e = product(error);
+      std::optional<SizeExpr> e = product(error, false);
       while (e) {
         skip();
         if (pos_ == text_.size()) return e;
         const char op = text_[pos_];
         if (op != '+' && op != '-') return fail(error, "expected '+', '-' or '*'");
         ++pos_;
-        std::optional<SizeExpr> rhs = product(error);
+        // A difference adds the negated product, so that `x - 9223372036854775808` reads.
+        std::optional<SizeExpr> rhs = product(error, op == '-');
         if (!rhs) return std::nullopt;
-        e = op == '+' ? *e + *rhs : *e - *rhs;
+        e = *e + *rhs;
       }
       return e;
     } catch (const Error& overflow) {
@@ -195,37 +196,39 @@ class Reader {
     error = what + " at column " + std::to_string(pos_ + 1) + " of '" + std::string(text_) + "'";
     return std::nullopt;
   }
-  std::optional<SizeExpr> product(std::string& error) {
+  /// A product, negated when `negate` (or when it starts with '-'): the negation is applied to
+  /// its first factor, exactly for integers down to INT64_MIN.
+  std::optional<SizeExpr> product(std::string& error, bool negate) {
     skip();
-    bool negative = false;
     if (pos_ < text_.size() && text_[pos_] == '-') {
-      negative = true;
+      negate = !negate;
       ++pos_;
     }
-    std::optional<SizeExpr> e = factor(error);
+    std::optional<SizeExpr> e = factor(error, negate);
     while (e) {
       skip();
       if (pos_ == text_.size() || text_[pos_] != '*') break;
       ++pos_;
-      std::optional<SizeExpr> rhs = factor(error);
+      std::optional<SizeExpr> rhs = factor(error, false);
       if (!rhs) return std::nullopt;
       e = *e * *rhs;
     }
-    if (e && negative) e = SizeExpr(0) - *e;
     return e;
   }
-  std::optional<SizeExpr> factor(std::string& error) {
+  std::optional<SizeExpr> factor(std::string& error, bool negate) {
     skip();
     const size_t start = pos_;
     auto isDigit = [](char c) { return c >= '0' && c <= '9'; };
     auto isNameChar = [&](char c) { return isDigit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
     if (pos_ < text_.size() && isDigit(text_[pos_])) {
+      const uint64_t limit = negate ? uint64_t(INT64_MAX) + 1 : uint64_t(INT64_MAX);
       uint64_t v = 0;
       for (; pos_ < text_.size() && isDigit(text_[pos_]); ++pos_) {
-        v = v * 10 + static_cast<uint64_t>(text_[pos_] - '0');
-        if (v > static_cast<uint64_t>(INT64_MAX)) return fail(error, "an integer past int64");
+        const uint64_t digit = static_cast<uint64_t>(text_[pos_] - '0');
+        if (v > (limit - digit) / 10) return fail(error, "an integer past int64");
+        v = v * 10 + digit;
       }
-      return SizeExpr(static_cast<int64_t>(v));
+      return SizeExpr(negate ? static_cast<int64_t>(uint64_t(0) - v) : static_cast<int64_t>(v));
     }
     while (pos_ < text_.size() && isNameChar(text_[pos_])) ++pos_;
     if (pos_ == start) return fail(error, "expected an integer or a name");
@@ -235,7 +238,8 @@ class Reader {
       names_.push_back(name);
       it = names_.end() - 1;
     }
-    return SizeExpr::symbol(static_cast<int>(it - names_.begin()));
+    const SizeExpr symbol = SizeExpr::symbol(static_cast<int>(it - names_.begin()));
+    return negate ? SizeExpr(0) - symbol : symbol;
   }
 
   std::string_view text_;
