@@ -426,8 +426,10 @@ struct JitOptions {
   /// `{.dynamic = {{0, 0, tg::Dim("batch", 1, 256)}, {0, 1, tg::Dim("seq", 1, 8192)}}}`. A call
   /// whose size of such a dim is outside its range, or whose dims of one Dim differ, is a
   /// tg::Error naming the argument, the dim and the range. (In progress, issue 18: the sizes
-  /// are checked, but each new combination of sizes is still compiled for itself; see the
-  /// report's `dynamic`.)
+  /// are checked, but each new combination of sizes is still compiled for itself; the report's
+  /// `dynamicDims` and `symbolicSizes` show what a symbolic compile would take. At each new
+  /// signature the lambda is traced at a few other sizes too, so its host side effects run
+  /// that often.)
   std::vector<DynamicDim> dynamic = {};
 };
 
