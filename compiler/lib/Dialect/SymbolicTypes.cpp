@@ -124,6 +124,17 @@ std::vector<SizeExpr> sizesOf(Type type, std::vector<std::string>& names) {
   return std::vector<SizeExpr>(t.getShape().begin(), t.getShape().end());
 }
 
+std::optional<std::vector<SizeExpr>> sizesIn(SizesAttr sizes, const Symbols& symbols, const std::string& what,
+                                             std::string& error) {
+  std::vector<std::string> names = symbols.names;
+  std::vector<SizeExpr> list = sizes.getSizes(names);
+  if (names.size() != symbols.names.size()) {
+    error = what + " names '" + names[symbols.names.size()] + "', which is not one of the function's " + kSymbolsAttr;
+    return std::nullopt;
+  }
+  return list;
+}
+
 std::optional<graph::TensorType> instantiate(Type type, const Symbols& symbols, std::span<const int64_t> values,
                                              std::string& error) {
   if (!isSymbolic(type)) {
@@ -135,14 +146,12 @@ std::optional<graph::TensorType> instantiate(Type type, const Symbols& symbols, 
     error = why;
     return std::nullopt;
   }
-  std::vector<std::string> names = symbols.names;
-  const std::vector<SizeExpr> sizes = sizesOf(type, names);
-  if (names.size() != symbols.names.size()) {
-    error = "its size names '" + names[symbols.names.size()] + "', which is not one of the function's " + kSymbolsAttr;
-    return std::nullopt;
-  }
+  const std::optional<std::vector<SizeExpr>> sizes =
+      sizesIn(cast<SizesAttr>(cast<RankedTensorType>(type).getEncoding()), symbols, "its size", error);
+  if (!sizes) return std::nullopt;
+  const std::vector<std::string>& names = symbols.names;
   graph::TensorType out{*dtypeOf(cast<RankedTensorType>(type).getElementType()), {}};
-  for (const SizeExpr& e : sizes) {
+  for (const SizeExpr& e : *sizes) {
     std::optional<int64_t> v = e.evaluate(values);
     if (!v || *v < 0) {
       error = "its size " + e.str(names) + (v ? " is negative" : " overflows");
@@ -356,12 +365,10 @@ void printSymbolicList(OpAsmPrinter& printer, Operation*, DenseI64ArrayAttr valu
 std::optional<std::vector<int64_t>> instantiateList(DenseI64ArrayAttr values, SizesAttr sizes, const Symbols& symbols,
                                                     std::span<const int64_t> at, std::string& error) {
   if (!sizes) return std::vector<int64_t>(values.asArrayRef().begin(), values.asArrayRef().end());
-  std::vector<std::string> names = symbols.names;
-  const std::vector<SizeExpr> list = sizes.getSizes(names);
-  if (names.size() != symbols.names.size()) {
-    error = "a bound names '" + names[symbols.names.size()] + "', which is not one of the function's " + kSymbolsAttr;
-    return std::nullopt;
-  }
+  const std::optional<std::vector<SizeExpr>> sizesList = sizesIn(sizes, symbols, "a bound", error);
+  if (!sizesList) return std::nullopt;
+  const std::vector<SizeExpr>& list = *sizesList;
+  const std::vector<std::string>& names = symbols.names;
   if (list.size() != static_cast<size_t>(values.size())) {
     error = "its sizes list " + std::to_string(list.size()) + " entries for " + std::to_string(values.size());
     return std::nullopt;

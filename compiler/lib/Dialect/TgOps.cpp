@@ -23,28 +23,23 @@ SmallVector<SizesAttr> symbolicLists(Operation* op) {
   return out;
 }
 
-/// verifyShapeRules for an op with symbolic types (SymbolicTypes.h): the concrete rules at
-/// each of verificationSizes' sizes of the symbols its types use.
-LogicalResult verifySymbolicShapeRules(Operation* op, const OpDescription& desc) {
+/// verifyShapeRules for an op with symbolic types or bounds (SymbolicTypes.h; `lists`: its
+/// attributes' sizes): the concrete rules at each of verificationSizes' sizes of the symbols
+/// they use.
+LogicalResult verifySymbolicShapeRules(Operation* op, const OpDescription& desc, SmallVector<SizesAttr> lists) {
   std::string error;
   std::optional<Symbols> symbols = symbolsOf(op, error);
   if (!symbols)
     return op->emitOpError(error.empty() ? "has types with dynamic dims (#tg.sizes) outside a function with "
                                            "tg.symbols"
                                          : error);
+  for (Value v : op->getOperands())
+    if (isSymbolic(v.getType())) lists.push_back(cast<SizesAttr>(cast<RankedTensorType>(v.getType()).getEncoding()));
+  if (isSymbolic(op->getResult(0).getType()))
+    lists.push_back(cast<SizesAttr>(cast<RankedTensorType>(op->getResult(0).getType()).getEncoding()));
   std::vector<int> used;
-  auto noteUsed = [&](Type t) {
-    if (!isSymbolic(t)) return;
-    std::vector<std::string> names = symbols->names;
-    for (const SizeExpr& e : sizesOf(t, names))
-      for (size_t s = 0; s < symbols->names.size(); ++s)
-        if (e.uses(static_cast<int>(s)) && std::find(used.begin(), used.end(), static_cast<int>(s)) == used.end())
-          used.push_back(static_cast<int>(s));
-  };
-  for (Value v : op->getOperands()) noteUsed(v.getType());
-  noteUsed(op->getResult(0).getType());
-  for (SizesAttr list : symbolicLists(op)) {
-    std::vector<std::string> names = symbols->names;
+  for (SizesAttr list : lists) {
+    std::vector<std::string> names = symbols->names;  // (unknown names are reported below)
     for (const SizeExpr& e : list.getSizes(names))
       for (size_t s = 0; s < symbols->names.size(); ++s)
         if (e.uses(static_cast<int>(s)) && std::find(used.begin(), used.end(), static_cast<int>(s)) == used.end())
@@ -97,10 +92,10 @@ LogicalResult verifySymbolicShapeRules(Operation* op, const OpDescription& desc)
 LogicalResult verifyShapeRules(Operation* op) {
   std::optional<OpDescription> desc = describeOp(op);
   if (!desc) return op->emitOpError("has no tg shape rule");
-  bool symbolic = op->getNumResults() > 0 && isSymbolic(op->getResult(0).getType());
+  SmallVector<SizesAttr> lists = symbolicLists(op);
+  bool symbolic = !lists.empty() || (op->getNumResults() > 0 && isSymbolic(op->getResult(0).getType()));
   for (Value v : op->getOperands()) symbolic = symbolic || isSymbolic(v.getType());
-  symbolic = symbolic || !symbolicLists(op).empty();
-  if (symbolic) return verifySymbolicShapeRules(op, *desc);
+  if (symbolic) return verifySymbolicShapeRules(op, *desc, std::move(lists));
   std::vector<graph::TensorType> operands;
   for (Value v : op->getOperands()) {
     std::optional<graph::TensorType> t = typeOf(v.getType());
@@ -166,11 +161,10 @@ LogicalResult SizeOp::verify() {
   std::string error;
   std::optional<Symbols> symbols = symbolsOf(*this, error);
   if (!symbols) return emitOpError(error.empty() ? "reads a size outside a function with tg.symbols" : error);
-  std::vector<std::string> names = symbols->names;
-  const std::vector<SizeExpr> sizes = getValue().getSizes(names);
+  const std::optional<std::vector<SizeExpr>> sizesList = sizesIn(getValue(), *symbols, "its size", error);
+  if (!sizesList) return emitOpError(error);
+  const std::vector<SizeExpr>& sizes = *sizesList;
   if (sizes.size() != 1) return emitOpError("holds one size, not ") << sizes.size();
-  if (names.size() != symbols->names.size())
-    return emitOpError("names '") << names[symbols->names.size()] << "', which is not one of the function's tg.symbols";
   if (sizes[0].isConstant()) return emitOpError("holds the constant ") << *sizes[0].constant() << ": use tg.constant";
   auto type = cast<RankedTensorType>(getType());
   const std::optional<DType> dtype = dtypeOf(type.getElementType());

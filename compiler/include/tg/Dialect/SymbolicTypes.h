@@ -65,6 +65,11 @@ std::string whyNotSymbolicTgTensor(mlir::Type type);
 /// constant.
 mlir::RankedTensorType symbolicTensorType(mlir::MLIRContext* context, DType dtype, std::span<const SizeExpr> sizes,
                                           std::span<const std::string> names);
+/// The entries of `sizes` with the symbols numbered as `symbols` lists them; empty, with "<what>
+/// names 'x', which is not one of the function's tg.symbols" in `error`, when one names
+/// another symbol.
+std::optional<std::vector<SizeExpr>> sizesIn(SizesAttr sizes, const Symbols& symbols, const std::string& what,
+                                             std::string& error);
 /// Each dim of a tg tensor type as a size (constants for static types), with the symbols
 /// numbered by `names` (names not in it are appended).
 std::vector<SizeExpr> sizesOf(mlir::Type type, std::vector<std::string>& names);
