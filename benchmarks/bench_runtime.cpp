@@ -18,6 +18,13 @@
 //   host_per_call/chain32/fused/graph/loop
 //                             the same in the usual loop, `z = f(x)`: the previous result is
 //                             dropped (inside the timed call), its buffer comes back.
+//   host_per_call/symbolic_chain8/<same_size|new_size>
+//                             rt::Executor on a hand-made plan compiled for a range of sizes
+//                             (tests/common/SymbolicPlans.h: 8 launches, 2 symbols), as a CUDA
+//                             graph: host time of one call at the previous call's sizes, and
+//                             of one at new sizes every call (two size sets in turn: the plan's
+//                             sizes evaluated, the arena packed, every node's parameters and
+//                             grid set). Counter param_updates: nodes updated.
 //   host_per_call/driver_floor
 //                             the bare driver calls on the same host (DriverFloor.h): counters
 //                             graph_launch_us (its median_us), node_set_params_us,
@@ -33,9 +40,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DriverFloor.h"
+#include "SymbolicPlans.h"
 #include "Timing.h"
 #include "graphs.h"
 
+#include "tg/Runtime/Executor.h"
 #include "tg/Runtime/KernelCache.h"
 
 #include <benchmark/benchmark.h>
@@ -238,6 +247,37 @@ void BM_HostPerCall(benchmark::State& state, bool fuse, bool graphs, bool keepRe
   }
 }
 
+/// Host time of one call of a symbolic plan through the Executor (see the file comment).
+void BM_SymbolicSizes(benchmark::State& state, bool newSizeEachCall) {
+  if (!haveGpu(state)) return;
+  tg::rt::Gpu& gpu = *tg::rt::Gpu::get();
+  tg::rt::Executor executor(tgtest::symbolicChainPlan(8), gpu);
+  const std::vector<std::vector<int64_t>> sizes = {{4, 1000}, {8, 1333}};
+  std::vector<std::shared_ptr<tg::rt::DeviceBuffer>> inputs;
+  for (const std::vector<int64_t>& s : sizes) {
+    const size_t n = static_cast<size_t>(s[0] * s[1]);
+    std::vector<float> x(n);
+    for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 97) * 0.25f - 3.0f;
+    inputs.push_back(gpu.allocate(n * 4));
+    gpu.copyToDevice(inputs.back()->ptr(), x.data(), n * 4);
+  }
+  std::vector<std::shared_ptr<tg::rt::DeviceBuffer>> results;
+  auto call = [&](int i) {
+    const size_t k = newSizeEachCall ? static_cast<size_t>(i) % 2 : 0;
+    executor.run({inputs[k]}, results, /*mayUseCudaGraph=*/true, sizes[k]);
+  };
+  for (int i = 0; i < 10; ++i) call(i);
+  gpu.synchronize();
+  for (auto _ : state) {
+    const uint64_t updates = executor.cudaGraphParameterUpdates();
+    const double m = tgbench::medianHostUs(kHostCalls, call);
+    gpu.synchronize();
+    report(state, m);
+    state.counters["param_updates"] = static_cast<double>(executor.cudaGraphParameterUpdates() - updates);
+    state.counters["size_changes"] = static_cast<double>(executor.sizeChanges());
+  }
+}
+
 /// The bare driver calls a replayed call makes, on this host (DriverFloor.h).
 void BM_DriverFloor(benchmark::State& state) {
   if (!haveGpu(state)) return;
@@ -285,6 +325,8 @@ TG_CASE(host_per_call/chain32/unfused/graph, BM_HostPerCall, false, true, true);
 TG_CASE(host_per_call/chain32/unfused/direct, BM_HostPerCall, false, false, true);
 TG_CASE(host_per_call/chain32/fused/graph/loop, BM_HostPerCall, true, true, false);
 TG_CASE(host_per_call/chain32/fused/direct/loop, BM_HostPerCall, true, false, false);
+TG_CASE(host_per_call/symbolic_chain8/same_size, BM_SymbolicSizes, false);
+TG_CASE(host_per_call/symbolic_chain8/new_size, BM_SymbolicSizes, true);
 BENCHMARK(BM_DriverFloor)->Name("host_per_call/driver_floor")->UseManualTime()->Iterations(1)
     ->Unit(benchmark::kMicrosecond);
 TG_CASE(chain32/fused/graph, BM_Chain32, true, true);

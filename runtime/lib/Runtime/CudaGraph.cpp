@@ -24,8 +24,8 @@ CUDA_KERNEL_NODE_PARAMS nodeParams(void* function, const LaunchDims& dims, Launc
 }  // namespace
 
 CudaGraph::CudaGraph(Gpu& gpu, const Plan& plan, const std::vector<void*>& functions,
-                     LaunchParams& params)
-    : gpu_(gpu) {
+                     LaunchParams& params, std::span<const LaunchDims> dims)
+    : gpu_(gpu), builtDims_(dims.begin(), dims.end()) {
   const CudaDriver& d = *static_cast<const CudaDriver*>(gpu_.driver_);
   try {
     CUgraph graph = nullptr;
@@ -35,8 +35,7 @@ CudaGraph::CudaGraph(Gpu& gpu, const Plan& plan, const std::vector<void*>& funct
     for (size_t l = 0; l < plan.launches.size(); ++l) {
       Node node;
       node.function = functions[plan.launches[l].kernel];
-      node.dims = plan.launches[l].dims;
-      CUDA_KERNEL_NODE_PARAMS p = nodeParams(node.function, node.dims, params, l);
+      CUDA_KERNEL_NODE_PARAMS p = nodeParams(node.function, builtDims_.at(l), params, l);
       CUgraphNode handle = nullptr;
       if (plan.programmaticLaunches && previous) {
         // A programmatic edge: this kernel may launch once every block of the previous one has
@@ -86,11 +85,18 @@ CudaGraph::Instance& CudaGraph::addInstance() {
   Instance& i = instances_.emplace_back();
   i.exec = exec;
   i.held = built_;
+  i.dims = builtDims_;
   return i;
 }
 
-bool CudaGraph::holds(const Instance& instance, const LaunchParams& params) const {
+static bool sameDims(const LaunchDims& a, const LaunchDims& b) {
+  return std::memcmp(a.grid, b.grid, sizeof a.grid) == 0 && std::memcmp(a.block, b.block, sizeof a.block) == 0 &&
+         a.sharedBytes == b.sharedBytes;
+}
+
+bool CudaGraph::holds(const Instance& instance, const LaunchParams& params, std::span<const LaunchDims> dims) const {
   for (size_t l = 0; l < nodes_.size(); ++l) {
+    if (!sameDims(instance.dims[l], dims[l])) return false;
     std::span<const std::byte> now = params.bytes(l);
     if (std::memcmp(instance.held.data() + nodes_[l].heldOffset, now.data(), now.size()) != 0)
       return false;
@@ -98,28 +104,32 @@ bool CudaGraph::holds(const Instance& instance, const LaunchParams& params) cons
   return true;
 }
 
-void CudaGraph::update(Instance& instance, LaunchParams& params) {
+void CudaGraph::update(Instance& instance, LaunchParams& params, std::span<const LaunchDims> dims) {
   const CudaDriver& d = *static_cast<const CudaDriver*>(gpu_.driver_);
   for (size_t l = 0; l < nodes_.size(); ++l) {
     const Node& node = nodes_[l];
     std::span<const std::byte> now = params.bytes(l);
     std::byte* held = instance.held.data() + node.heldOffset;
-    if (std::memcmp(held, now.data(), now.size()) == 0) continue;
-    CUDA_KERNEL_NODE_PARAMS p = nodeParams(node.function, node.dims, params, l);
+    if (std::memcmp(held, now.data(), now.size()) == 0 && sameDims(instance.dims[l], dims[l])) continue;
+    // Grids may change too (a plan's sizes did): every field but the function may.
+    CUDA_KERNEL_NODE_PARAMS p = nodeParams(node.function, dims[l], params, l);
     // Takes effect from the next launch of this instance; launches already queued keep theirs.
     gpu_.check(d.cuGraphExecKernelNodeSetParams(static_cast<CUgraphExec>(instance.exec),
                                                 static_cast<CUgraphNode>(node.handle), &p),
                "cuGraphExecKernelNodeSetParams");
     std::memcpy(held, now.data(), now.size());
+    instance.dims[l] = dims[l];
     ++parameterUpdates_;
   }
 }
 
-void CudaGraph::launch(LaunchParams& params) {
+void CudaGraph::launch(LaunchParams& params, std::span<const LaunchDims> dims) {
   const CudaDriver& d = *static_cast<const CudaDriver*>(gpu_.driver_);
+  if (dims.size() != nodes_.size()) throw Error("CUDA graph: launch dimensions for " + std::to_string(dims.size()) +
+                                                " launches, the graph has " + std::to_string(nodes_.size()));
   Instance* chosen = nullptr;
   for (Instance& i : instances_)
-    if (holds(i, params)) {
+    if (holds(i, params, dims)) {
       chosen = &i;
       break;
     }
@@ -134,7 +144,7 @@ void CudaGraph::launch(LaunchParams& params) {
       for (Instance& i : instances_)
         if (i.lastLaunch > chosen->lastLaunch) chosen = &i;
     }
-    update(*chosen, params);
+    update(*chosen, params, dims);
   }
   chosen->lastLaunch = ++launches_;
   gpu_.check(d.cuGraphLaunch(static_cast<CUgraphExec>(chosen->exec),

@@ -6,19 +6,23 @@
 #include "tg/Runtime/KernelCache.h"
 #include "tg/Support/Error.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 namespace tg::rt {
 
 namespace {
 
 /// The byte size of each kernel parameter of each launch (the kernel ABI; packLaunch writes
-/// them).
+/// them): the struct of buffer pointers followed by the 64-bit size arguments, then the tensor
+/// maps, if any.
 std::vector<std::vector<size_t>> parameterSizes(const Plan& plan) {
+  static_assert(sizeof(DevicePtr) == sizeof(int64_t), "sizes follow the pointers without padding");
   std::vector<std::vector<size_t>> sizes;
   for (const PlanLaunch& l : plan.launches) {
     std::vector<size_t>& s = sizes.emplace_back();
-    s.push_back(l.buffers.size() * sizeof(DevicePtr));
+    s.push_back(l.buffers.size() * sizeof(DevicePtr) + l.sizes.size() * sizeof(int64_t));
     if (!l.tensorMaps.empty()) s.push_back(l.tensorMaps.size() * sizeof(TensorMapBytes));
   }
   return sizes;
@@ -36,12 +40,10 @@ Executor::Executor(Plan plan, Gpu& gpu) : plan_(std::move(plan)), gpu_(gpu) {
   for (size_t i = 0; i < plan_.launches.size(); ++i)
     mapBases_[i].assign(plan_.launches[i].tensorMaps.size(), 0);
   constants_.resize(plan_.buffers.size());
-  peakDeviceBytes_ = plan_.arenaBytes;
+  if (plan_.symbols.empty()) evaluatePlanSizes(plan_, {}, sizes_);  // fixed for every run
   for (size_t i = 0; i < plan_.buffers.size(); ++i) {
     const PlanBuffer& b = plan_.buffers[i];
-    if (b.kind == PlanBuffer::Kind::Output) peakDeviceBytes_ += b.bytes;
     if (b.kind != PlanBuffer::Kind::Constant) continue;
-    peakDeviceBytes_ += b.data.size();
     constants_[i] = gpu_.allocate(b.data.size());
     gpu_.copyToDevice(constants_[i]->ptr(), b.data.data(), b.data.size());
   }
@@ -80,14 +82,32 @@ uint64_t Executor::cudaGraphParameterUpdates() const {
 }
 
 std::vector<std::shared_ptr<DeviceBuffer>> Executor::run(
-    const std::vector<std::shared_ptr<DeviceBuffer>>& inputs) {
+    const std::vector<std::shared_ptr<DeviceBuffer>>& inputs, std::span<const int64_t> symbolValues) {
   std::vector<std::shared_ptr<DeviceBuffer>> results;
-  run(inputs, results);
+  run(inputs, results, false, symbolValues);
   return results;
 }
 
+void Executor::resize(std::span<const int64_t> values) {
+  if (plan_.symbols.empty()) {
+    if (!values.empty())
+      throw Error("executor: plan '" + plan_.name + "' has static shapes but the run passed " +
+                  std::to_string(values.size()) + " symbol value(s)");
+    return;
+  }
+  if (sizeChanges_ > 0 && std::equal(values.begin(), values.end(), sizes_.values.begin(), sizes_.values.end()))
+    return;
+  PlanSizes next;
+  next.values.reserve(values.size());
+  evaluatePlanSizes(plan_, values, next);  // throws before anything changes
+  sizes_ = std::move(next);
+  ++sizeChanges_;
+}
+
 void Executor::run(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs,
-                   std::vector<std::shared_ptr<DeviceBuffer>>& results, bool mayUseCudaGraph) {
+                   std::vector<std::shared_ptr<DeviceBuffer>>& results, bool mayUseCudaGraph,
+                   std::span<const int64_t> symbolValues) {
+  resize(symbolValues);
   try {
     bindBuffers(inputs);
     ++runs_;
@@ -98,9 +118,9 @@ void Executor::run(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs,
         if (profiling()) gpu_.recordEvent(events_[l]);
         void* f = functions_[plan_.launches[l].kernel];
         if (plan_.programmaticLaunches)
-          gpu_.launchProgrammatic(f, plan_.launches[l].dims, params_.pointers(l));
+          gpu_.launchProgrammatic(f, sizes_.dims[l], params_.pointers(l));
         else
-          gpu_.launch(f, plan_.launches[l].dims, params_.pointers(l));
+          gpu_.launch(f, sizes_.dims[l], params_.pointers(l));
         if (profiling() && l + 1 == plan_.launches.size()) {
           gpu_.recordEvent(events_.back());
           eventsPending_ = true;
@@ -122,7 +142,9 @@ void Executor::bindBuffers(const std::vector<std::shared_ptr<DeviceBuffer>>& inp
   std::vector<DevicePtr>& ptrs = ptrs_;
   owners.assign(n, nullptr);
   ptrs.assign(n, 0);
-  if (!arena_) arena_ = gpu_.allocate(plan_.arenaBytes);
+  // The arena grows to the largest sizes seen (the old one is freed stream-ordered, after the
+  // runs queued on it) and is kept for smaller ones.
+  if (!arena_ || arena_->bytes() < sizes_.arenaBytes) arena_ = gpu_.allocate(sizes_.arenaBytes);
   const std::shared_ptr<DeviceBuffer>& arena = arena_;
   for (size_t i = 0; i < n; ++i) {
     const PlanBuffer& b = plan_.buffers[i];
@@ -137,14 +159,14 @@ void Executor::bindBuffers(const std::vector<std::shared_ptr<DeviceBuffer>>& inp
         owners[i] = constants_[i];
         break;
       case PlanBuffer::Kind::Output:
-        owners[i] = gpu_.allocate(b.bytes);
+        owners[i] = gpu_.allocate(sizes_.bufferBytes[i]);
         break;
       case PlanBuffer::Kind::Arena:
-        ptrs[i] = arena->ptr() + b.offset;
+        ptrs[i] = arena->ptr() + sizes_.bufferOffsets[i];
         break;
       case PlanBuffer::Kind::Alias:  // aliases always refer to an earlier buffer
         owners[i] = owners[b.index];
-        ptrs[i] = ptrs[b.index] + b.offset;
+        ptrs[i] = ptrs[b.index] + sizes_.bufferOffsets[i];
         break;
       case PlanBuffer::Kind::CheckFlag:
         // The flag's address never changes, so a CUDA graph keeps it; the host must still learn
@@ -161,6 +183,9 @@ void Executor::packLaunch(size_t li) {
   const PlanLaunch& l = plan_.launches[li];
   auto* args = reinterpret_cast<DevicePtr*>(params_.block(li, 0));
   for (size_t a = 0; a < l.buffers.size(); ++a) args[a] = ptrs_[l.buffers[a]];
+  const std::vector<int64_t>& sizes = sizes_.launchSizes[li];
+  if (!sizes.empty())
+    std::memcpy(params_.block(li, 0) + l.buffers.size() * sizeof(DevicePtr), sizes.data(), sizes.size() * sizeof(int64_t));
   if (l.tensorMaps.empty()) return;
   auto* maps = reinterpret_cast<TensorMapBytes*>(params_.block(li, 1));
   for (size_t m = 0; m < l.tensorMaps.size(); ++m) {
@@ -180,10 +205,10 @@ bool Executor::launchAsCudaGraph(bool mayUseCudaGraph) {
   try {
     if (!graph_) {
       step = "build";
-      graph_ = std::make_unique<CudaGraph>(gpu_, plan_, functions_, params_);
+      graph_ = std::make_unique<CudaGraph>(gpu_, plan_, functions_, params_, sizes_.dims);
       step = "launch";
     }
-    graph_->launch(params_);
+    graph_->launch(params_, sizes_.dims);
   } catch (const Error& e) {
     // Never fatal: this run and every later one launch kernel by kernel (a broken context then
     // fails there, with the kernel's error).

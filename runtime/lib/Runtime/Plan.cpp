@@ -10,6 +10,15 @@ std::string Plan::str() const {
   os << "plan @" << name << " for " << arch << ": " << kernels.size() << " kernel(s), "
      << launches.size() << " launch(es), arena " << arenaBytes << " bytes"
      << (programmaticLaunches ? ", programmatic launches (TG_PDL)" : "") << "\n";
+  std::vector<std::string> names;
+  if (!symbols.empty()) {
+    os << "  symbols:";
+    for (const PlanSymbol& s : symbols) {
+      os << " " << s.name << " in [" << s.min << ", " << s.max << "]";
+      names.push_back(s.name);
+    }
+    os << " (arena packed at each new size; its bytes above are at the sizes compiled for)\n";
+  }
   for (size_t i = 0; i < buffers.size(); ++i) {
     const PlanBuffer& b = buffers[i];
     os << "  buffer " << i << ": " << bufferKindName(b.kind);
@@ -18,7 +27,10 @@ std::string Plan::str() const {
       os << " " << b.index;
     if (b.kind == PlanBuffer::Kind::Arena || (b.kind == PlanBuffer::Kind::Alias && b.offset))
       os << " +" << b.offset;
-    os << ", " << b.bytes << " bytes";
+    if (b.symbolicBytes)
+      os << ", " << b.symbolicBytes->str(names) << " bytes";
+    else
+      os << ", " << b.bytes << " bytes";
     if (!b.label.empty()) os << "  (" << b.label << ")";
     os << "\n";
   }
@@ -31,6 +43,20 @@ std::string Plan::str() const {
        << " buffers [";
     for (size_t i = 0; i < l.buffers.size(); ++i) os << (i ? ", " : "") << l.buffers[i];
     os << "]";
+    if (!l.symbolicGrid.empty()) {
+      os << " grid from sizes (";
+      for (size_t d = 0; d < l.symbolicGrid.size(); ++d) {
+        const PlanExtent& x = l.symbolicGrid[d];
+        os << (d ? ", " : "") << "ceil((" << x.work.str(names) << ") / " << x.per << ")";
+        if (x.cap < (int64_t(1) << 31) - 1) os << " <= " << x.cap;
+      }
+      os << ")";
+    }
+    if (!l.sizes.empty()) {
+      os << " sizes [";
+      for (size_t k = 0; k < l.sizes.size(); ++k) os << (k ? ", " : "") << l.sizes[k].str(names);
+      os << "]";
+    }
     for (const PlanTensorMap& m : l.tensorMaps) {
       os << " tma(arg " << m.arg << ": dims";
       for (uint32_t d = 0; d < m.spec.rank; ++d) os << (d ? "x" : " ") << m.spec.dims[d];

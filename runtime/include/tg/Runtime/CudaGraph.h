@@ -1,16 +1,17 @@
 //===- CudaGraph.h - A plan's launches as one CUDA graph, replayed with new parameters ===//
 //
-// A replayed jit function queues the same kernels with the same dimensions on every call; only
-// the addresses in their parameters change (new inputs, fresh result buffers). As a CUDA graph,
-// those launches cost one cuGraphLaunch instead of one cuLaunchKernel per kernel.
+// A replayed jit function queues the same kernels on every call; only the addresses in their
+// parameters change (new inputs, fresh result buffers), and for a plan compiled for a range of
+// sizes the size arguments and grids when the sizes change. As a CUDA graph, those launches
+// cost one cuGraphLaunch instead of one cuLaunchKernel per kernel.
 //
 // The graph is built explicitly, not by stream capture: one kernel node per launch, each
 // depending on the one before, so the kernels run in plan order exactly as on the stream (the
 // temporaries share arena memory by liveness, so the order matters).
 //
 // Up to kInstances executable instances of the graph are kept, each remembering the parameter
-// bytes it holds. A call launches the instance that already holds its parameters; only when none
-// does, the most recently launched one gets the new values of the nodes that differ
+// bytes and grids it holds. A call launches the instance that already holds its parameters;
+// only when none does, the most recently launched one gets the new values of the nodes that differ
 // (cuGraphExecKernelNodeSetParams; nothing is re-captured), or a new instance is made while
 // fewer than kInstances exist. So a loop that alternates between a few buffer sets (two result
 // buffers recycled by Gpu::allocate, a few inputs in rotation) costs one cuGraphLaunch per call
@@ -27,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace tg::rt {
@@ -34,18 +36,18 @@ namespace tg::rt {
 class CudaGraph {
  public:
   /// Builds and instantiates the graph of `plan`'s launches (`functions`: the loaded entry of
-  /// each plan kernel) with the parameter values `params` holds now. Throws tg::Error naming the
-  /// driver call that failed.
+  /// each plan kernel) with the parameter values `params` holds now and the launch dimensions
+  /// `dims` (one per launch). Throws tg::Error naming the driver call that failed.
   CudaGraph(Gpu& gpu, const Plan& plan, const std::vector<void*>& functions,
-            LaunchParams& params);
+            LaunchParams& params, std::span<const LaunchDims> dims);
   ~CudaGraph();
   CudaGraph(const CudaGraph&) = delete;
   CudaGraph& operator=(const CudaGraph&) = delete;
 
-  /// Queues the graph on tg's stream with the parameter values in `params`: on the instance that
-  /// holds them, else on one given the new values (see above). No host sync. Throws tg::Error
-  /// when the driver refuses a step.
-  void launch(LaunchParams& params);
+  /// Queues the graph on tg's stream with the parameter values in `params` and the launch
+  /// dimensions `dims`: on the instance that holds them, else on one given the new values (see
+  /// above). No host sync. Throws tg::Error when the driver refuses a step.
+  void launch(LaunchParams& params, std::span<const LaunchDims> dims);
 
   /// Nodes given new parameters since the graph was built (for tests and benchmarks).
   uint64_t parameterUpdates() const { return parameterUpdates_; }
@@ -56,14 +58,15 @@ class CudaGraph {
   struct Instance {
     void* exec = nullptr;          // CUgraphExec
     std::vector<std::byte> held;   // the parameter bytes of every node, at Node::heldOffset
+    std::vector<LaunchDims> dims;  // the launch dimensions of every node
     uint64_t lastLaunch = 0;
   };
-  /// Whether `instance` holds every node's parameters as `params` has them now.
-  bool holds(const Instance& instance, const LaunchParams& params) const;
+  /// Whether `instance` holds every node's parameters and dimensions as given now.
+  bool holds(const Instance& instance, const LaunchParams& params, std::span<const LaunchDims> dims) const;
   /// Instantiates the graph (its nodes hold the parameters it was built with).
   Instance& addInstance();
-  /// Gives `instance` the values of `params` for every node that differs.
-  void update(Instance& instance, LaunchParams& params);
+  /// Gives `instance` the values of `params` and `dims` for every node that differs.
+  void update(Instance& instance, LaunchParams& params, std::span<const LaunchDims> dims);
   void release();
 
   Gpu& gpu_;
@@ -71,11 +74,11 @@ class CudaGraph {
   struct Node {
     void* handle = nullptr;  // CUgraphNode
     void* function = nullptr;
-    LaunchDims dims;
     size_t heldOffset = 0;  // where Instance::held keeps this node's parameter bytes
   };
   std::vector<Node> nodes_;
   std::vector<std::byte> built_;  // the parameter bytes the graph was built with
+  std::vector<LaunchDims> builtDims_;
   std::vector<Instance> instances_;
   uint64_t launches_ = 0;
   uint64_t parameterUpdates_ = 0;

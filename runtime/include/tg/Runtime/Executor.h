@@ -5,9 +5,11 @@
 #include "tg/Runtime/LaunchParams.h"
 #include "tg/Runtime/Gpu.h"
 #include "tg/Runtime/Plan.h"
+#include "tg/Runtime/PlanSizes.h"
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,13 +35,26 @@ class Executor {
   /// function). From the second run on, such runs launch the plan as one CUDA graph
   /// (CudaGraph.h). If the driver refuses to build or launch it, tg warns once and launches
   /// kernel by kernel from then on.
+  ///
+  /// `symbolValues`: a symbolic plan's symbols (Plan::symbols, in order; empty for a static
+  /// plan). When they differ from the last run's, the plan's sizes are evaluated again
+  /// (PlanSizes.h: buffer bytes, the arena packed again and grown when it must, grids, the
+  /// kernels' size arguments, result shapes): host work only, nothing is compiled, and a CUDA
+  /// graph gets the new parameters and grids in place. Throws tg::Error (nothing queued) on a
+  /// wrong count or a value outside its range.
   void run(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs,
-           std::vector<std::shared_ptr<DeviceBuffer>>& results, bool mayUseCudaGraph = false);
+           std::vector<std::shared_ptr<DeviceBuffer>>& results, bool mayUseCudaGraph = false,
+           std::span<const int64_t> symbolValues = {});
   /// The same, returning the results (kernel by kernel).
   std::vector<std::shared_ptr<DeviceBuffer>> run(
-      const std::vector<std::shared_ptr<DeviceBuffer>>& inputs);
+      const std::vector<std::shared_ptr<DeviceBuffer>>& inputs, std::span<const int64_t> symbolValues = {});
 
   const Plan& plan() const { return plan_; }
+  /// The plan's numbers at the last run's symbol values (a static plan's own, before any run):
+  /// the results' shapes, the bytes each buffer had, the grids.
+  const PlanSizes& sizes() const { return sizes_; }
+  /// How many times the sizes were evaluated for new symbol values (0 for a static plan).
+  uint64_t sizeChanges() const { return sizeChanges_; }
 
   /// Whether runs that may use a CUDA graph launch one now.
   bool usesCudaGraph() const { return graph_ != nullptr; }
@@ -53,8 +68,9 @@ class Executor {
   /// Device memory one run needs, in bytes as requested (the pool may round up): the
   /// temporaries' arena (allocated at the first run, kept), the constants (uploaded once, kept)
   /// and the result buffers a run allocates. Inputs belong to the caller and are not counted;
-  /// nor is the 4-byte tg::check flag that the whole process shares.
-  size_t peakDeviceBytes() const { return peakDeviceBytes_; }
+  /// nor is the 4-byte tg::check flag that the whole process shares. A symbolic plan's: at the
+  /// last run's sizes.
+  size_t peakDeviceBytes() const { return sizes_.deviceBytes; }
   /// How the plan's kernels were found when it was loaded: already in memory, read from the
   /// disk cache or compiled by NVRTC (and that time, summed over the compiling threads).
   const KernelCache::Stats& kernelStats() const { return kernelStats_; }
@@ -73,6 +89,8 @@ class Executor {
   const Profile& profile() const;
 
  private:
+  /// Evaluates the plan's sizes for `values` when they differ from the last run's.
+  void resize(std::span<const int64_t> values);
   /// Points every plan buffer at its memory for this run (ptrs_, owners_): inputs, constants,
   /// the arena, fresh result buffers.
   void bindBuffers(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs);
@@ -88,6 +106,8 @@ class Executor {
   std::vector<void*> functions_;                       // per kernel
   std::vector<std::shared_ptr<DeviceBuffer>> constants_;  // per buffer (Constant kind only)
   std::shared_ptr<DeviceBuffer> arena_;                   // temporaries, reused by every run
+  PlanSizes sizes_;          // the plan's numbers at the last run's symbol values
+  uint64_t sizeChanges_ = 0;
   // Scratch reused by every run (no allocation on the per-call path).
   std::vector<std::shared_ptr<DeviceBuffer>> owners_;
   std::vector<DevicePtr> ptrs_;
@@ -101,7 +121,6 @@ class Executor {
   uint64_t runs_ = 0;
   uint64_t cudaGraphLaunches_ = 0;
   std::string cudaGraphFailure_;
-  size_t peakDeviceBytes_ = 0;
   KernelCache::Stats kernelStats_;
   // Profiling (enableProfiling): one event before each launch and one after the last; the
   // last run's are read at the next run or by profile().

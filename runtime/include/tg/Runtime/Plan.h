@@ -1,14 +1,17 @@
 //===- Plan.h - What the compiler hands the runtime: kernels, buffers, launches ===//
 //
 // Plain structs, no MLIR: the compiler's last step (compiler/lib/CodeGen) fills a Plan, the
-// Executor runs it. Shapes are static, so launch dimensions and buffer sizes are fixed at
-// compile time; only the addresses of inputs change from call to call.
+// Executor runs it. For static shapes, launch dimensions and buffer sizes are fixed at compile
+// time; only the addresses of inputs change from call to call. A plan compiled for a range of
+// sizes (dynamic dims) has `symbols`: its sizes that depend on them are `SizeExpr`s beside the
+// fixed fields, evaluated at each call from the symbols' values (PlanSizes.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "tg/Runtime/KernelAbi.h"
 #include "tg/Support/DType.h"
+#include "tg/Support/SizeExpr.h"
 
 #include <optional>
 #include <string>
@@ -42,6 +45,13 @@ struct PlanBuffer {
   size_t offset = 0;
   std::string data;
   std::string label;  ///< What the buffer holds, for dumps ("%3 = tg.add ...").
+  /// Symbolic plans: the bytes as a polynomial of the symbols (`bytes` is then unused). An
+  /// Arena buffer's offset is then packed at each new size (rt::packArena) from its lifetime:
+  /// made by launch `madeAt`, last read by launch `lastReadAt` (launch indices; a buffer no
+  /// launch reads has lastReadAt == madeAt). An Alias's bytes are its base's from its offset.
+  std::optional<SizeExpr> symbolicBytes;
+  int madeAt = 0;
+  int lastReadAt = 0;
 };
 
 /// The kind's name in plans and in the IR's `#tg.buffer` ("input", ..., "check_flag").
@@ -67,6 +77,23 @@ inline std::optional<PlanBuffer::Kind> bufferKindFromName(std::string_view name)
   return std::nullopt;
 }
 
+/// A symbol of a plan compiled for a range of sizes (JitOptions::dynamic): every run passes its
+/// value, which must lie in [min, max].
+struct PlanSymbol {
+  std::string name;
+  int64_t min = 1;
+  int64_t max = 1;
+};
+
+/// A launch extent (blocks along one grid axis) that depends on the symbols:
+/// max(1, min(cap, ceil(work / per))). The kernels that use one loop by the grid's stride or
+/// read their extent from their sizes, so a cap never loses work.
+struct PlanExtent {
+  SizeExpr work = SizeExpr(1);
+  int64_t per = 1;
+  int64_t cap = (int64_t(1) << 31) - 1;
+};
+
 /// A tensor map over the launch's argument `arg` (an index into PlanLaunch::buffers).
 struct PlanTensorMap {
   int arg = -1;
@@ -85,6 +112,11 @@ struct PlanLaunch {
   LaunchDims dims;
   std::vector<int> buffers;
   std::vector<PlanTensorMap> tensorMaps;
+  /// Symbolic plans: the grid's extents, x, y, z (empty: `dims.grid` as it is; fewer than three:
+  /// the rest from `dims.grid`), and the sizes the kernel takes as 64-bit integers after its
+  /// buffer pointers, in the same parameter struct, evaluated at each run.
+  std::vector<PlanExtent> symbolicGrid;
+  std::vector<SizeExpr> sizes;
 };
 
 struct Plan {
@@ -102,6 +134,10 @@ struct Plan {
   std::vector<DType> outputDTypes;
   std::vector<Shape> outputShapes;
   size_t arenaBytes = 0;
+  /// Empty for static shapes. Otherwise every run passes one value per symbol, in this order,
+  /// and each result's shape is `symbolicOutputShapes` evaluated there.
+  std::vector<PlanSymbol> symbols;
+  std::vector<std::vector<SizeExpr>> symbolicOutputShapes;
   /// What became of each dynamic_update_slice: in place (whose memory) or a copy (why).
   std::vector<std::string> updates;
   /// Inputs the program writes in place (donated arguments a dynamic_update_slice updates):

@@ -1,0 +1,38 @@
+//===- PlanSizes.h - A plan's numbers at one set of symbol values ---------===//
+//
+// A plan compiled for a range of sizes (Plan::symbols) states its buffer bytes, grids, kernel
+// size arguments and result shapes as polynomials of the symbols. At a run the Executor
+// evaluates them for the run's values, once per new set of values: a few microseconds of host
+// work (the arena is packed again, rt::packArena), no compilation. A static plan's numbers are
+// its fixed fields. Plain data; no CUDA.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tg/Runtime/Plan.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace tg::rt {
+
+struct PlanSizes {
+  std::vector<int64_t> values;               ///< the symbols' values these are for
+  std::vector<size_t> bufferBytes;           ///< per plan buffer
+  std::vector<size_t> bufferOffsets;         ///< per plan buffer: Arena from the arena's start, Alias from its base
+  size_t arenaBytes = 0;
+  std::vector<LaunchDims> dims;              ///< per launch
+  std::vector<std::vector<int64_t>> launchSizes;  ///< per launch: its kernel's size arguments
+  std::vector<Shape> outputShapes;           ///< per result
+  /// Device memory a run at these sizes needs: the arena, the results and the constants.
+  size_t deviceBytes = 0;
+};
+
+/// The numbers of `plan` when its symbols have `values` (empty for a static plan). Throws
+/// tg::Error, naming the plan and the symbol, when `values` has the wrong count, a value lies
+/// outside its symbol's range, or a size evaluates negative, overflows, or makes a grid
+/// beyond CUDA's limits. `out`'s storage is reused.
+void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSizes& out);
+
+}  // namespace tg::rt
