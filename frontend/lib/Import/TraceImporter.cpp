@@ -85,9 +85,6 @@ OwningOpRef<ModuleOp> importSymbolicTrace(const SymbolicTrace& st, MLIRContext& 
   auto typeOfNode = [&](size_t n) {
     return ir::symbolicTensorType(&context, trace.nodes[n].type.dtype, st.nodes[n].dims, st.names);
   };
-  auto nodeText = [&](const TraceNode& node) {
-    return std::string(graph::opName(node.kind)) + (node.loc.known() ? " at " + node.loc.str() : std::string());
-  };
   OpBuilder b(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
   auto func = createFunction(b, *module, trace, funcName, [&](size_t n) -> Type { return typeOfNode(n); });
