@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Frontend/SymbolicTrace.h"
+#include "tg/Support/SizeFit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -165,37 +166,6 @@ Probes probesFor(int64_t v, int64_t lo, int64_t hi) {
   return p;
 }
 
-/// Polynomials, degree at most one in each varied symbol, that take `at(subset)` on the grid
-/// where the symbols of `subset` (a bit mask over `varied`) sit at their probe sizes and the
-/// others at the call's: f = sum over subsets T of d_T * prod_{s in T} (x_s - v_s) / (p_s -
-/// v_s), with p_s - v_s = +-1, so integer. `subsets` lists the masks sampled (the empty one
-/// first); a mask missing from it is taken as 0 (the affine fit samples only singletons).
-std::vector<SizeExpr> fit(const std::vector<int>& varied, const std::vector<int64_t>& values,
-                          const std::vector<int64_t>& probe, const std::vector<unsigned>& subsets,
-                          const std::function<const std::vector<int64_t>&(unsigned)>& at, size_t slots) {
-  std::vector<SizeExpr> out(slots);
-  for (unsigned t : subsets) {
-    // d_T = sum over U subset of T of (-1)^{|T|-|U|} f(U), over the sampled subsets only.
-    std::vector<int64_t> d(slots, 0);
-    for (unsigned u : subsets) {
-      if ((u & t) != u) continue;
-      const int sign = (__builtin_popcount(t) - __builtin_popcount(u)) % 2 ? -1 : 1;
-      const std::vector<int64_t>& f = at(u);
-      for (size_t k = 0; k < slots; ++k) d[k] += sign * f[k];
-    }
-    SizeExpr basis(1);
-    for (size_t b = 0; b < varied.size(); ++b)
-      if (t & (1u << b)) {
-        const int s = varied[b];
-        const int64_t direction = probe[s] - values[s];  // +-1
-        basis = basis * ((SizeExpr::symbol(s) - values[s]) * direction);
-      }
-    for (size_t k = 0; k < slots; ++k)
-      if (d[k] != 0) out[k] = out[k] + basis * d[k];
-  }
-  return out;
-}
-
 /// The first slot whose fitted value at `sizes` differs from `seen`, or -1.
 int firstMismatch(const std::vector<SizeExpr>& fitted, const std::vector<int64_t>& seen,
                   const std::vector<int64_t>& sizes) {
@@ -349,7 +319,7 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
   if (!sampleAt(top, atTop) || !sampleAt(middle, atMiddle)) return result;
 
   auto at = [&](unsigned subset) -> const std::vector<int64_t>& { return grid[subset]->slots; };
-  std::vector<SizeExpr> fitted = fit(varied, values, probe, subsets, at, slots);
+  std::vector<SizeExpr> fitted = fitMultilinear(varied, values, probe, subsets, at, slots);
   int bad = firstMismatch(fitted, atTop->slots, top);
   if (bad < 0) bad = firstMismatch(fitted, atMiddle->slots, middle);
   if (bad >= 0 && varied.size() > 1) {  // products of symbols: sample the whole grid
@@ -358,7 +328,7 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
       if (!sampleAt(sizesOf(subset), grid[subset])) return result;
       subsets.push_back(subset);
     }
-    fitted = fit(varied, values, probe, subsets, at, slots);
+    fitted = fitMultilinear(varied, values, probe, subsets, at, slots);
     bad = firstMismatch(fitted, atTop->slots, top);
     if (bad < 0) bad = firstMismatch(fitted, atMiddle->slots, middle);
   }
