@@ -15,6 +15,7 @@
 #include "tg/Dialect/TgOps.h"
 #include "tg/Frontend/SymbolicTrace.h"
 #include "tg/Frontend/TraceImporter.h"
+#include "tg/Transforms/Passes.h"
 #include "tg/tg.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -70,10 +71,23 @@ std::string canonical(mlir::ModuleOp module) {
   return tg::compiler::printModule(module);
 }
 
+/// Adds passes to a pass manager (none: the imports are compared as they are).
+using Passes = std::function<void(mlir::PassManager&)>;
+
+/// Runs `passes` on `module`.
+void runPasses(mlir::ModuleOp module, const Passes& passes) {
+  if (!passes) return;
+  mlir::PassManager pm(module->getContext());
+  passes(pm);
+  ASSERT_TRUE(mlir::succeeded(pm.run(module))) << tg::compiler::printModule(module);
+}
+
 /// Infers `fn`'s symbolic IR at `args`, then compares it, instantiated at each of `sizes`,
-/// with the import of the lambda's trace at those sizes.
+/// with the import of the lambda's trace at those sizes. With `passes`, each side is compared
+/// after them (run on the symbolic module before it is instantiated): the passes must do to
+/// dynamic dims what they do to every size in their range.
 void checkInstances(const Fn& fn, const std::vector<Arg>& args, const std::vector<tg::DynamicDim>& dynamic,
-                    const std::vector<std::vector<int64_t>>& sizes) {
+                    const std::vector<std::vector<int64_t>>& sizes, const Passes& passes = {}) {
   tg::detail::DynamicDims dims(dynamic, {});
   const std::vector<tg::graph::TensorType> types = typesOf(args);
   tg::detail::SymbolicInference inferred = tg::detail::inferSymbolicTrace(
@@ -84,6 +98,7 @@ void checkInstances(const Fn& fn, const std::vector<Arg>& args, const std::vecto
   std::string whyNot;
   mlir::OwningOpRef<mlir::ModuleOp> symbolic = tg::detail::importSymbolicTrace(*inferred.trace, context, "f", whyNot);
   ASSERT_TRUE(symbolic) << whyNot;
+  runPasses(*symbolic, passes);
   for (const std::vector<int64_t>& at : sizes) {
     std::string text;
     for (size_t i = 0; i < at.size(); ++i) text += (i ? ", " : "") + dims.names()[i] + " = " + std::to_string(at[i]);
@@ -97,6 +112,7 @@ void checkInstances(const Fn& fn, const std::vector<Arg>& args, const std::vecto
         tg::detail::TraceRef(fn), there, tg::Device::CPU, dims, dims.valuesOf(there, {}), {});
     ASSERT_TRUE(direct.trace) << direct.whyNot;
     mlir::OwningOpRef<mlir::ModuleOp> traced = tg::detail::importTrace(direct.trace->trace, context, "f");
+    runPasses(*traced, passes);
     EXPECT_EQ(canonical(*instance), canonical(*traced));
   }
 }
@@ -124,10 +140,11 @@ TEST(SymbolicInstance, APromptOfAnyLengthIsTheTraceOfThatLength) {
                  {{2}, {3}, {8}, {10}, {97}, {256}, {511}, {512}});
 }
 
-TEST(SymbolicInstance, ABatchOfSequencesIsTheTraceOfThatBatch) {
-  // Two symbols, products of them through reshapes, a matmul on the rows, a row reduction.
+/// Two symbols, products of them through reshapes, a matmul on the rows, a row reduction,
+/// layer_norm and softmax.
+Fn batchOfSequences() {
   Tensor w = tg::randn({16, 24}, DType::F32, 3, tg::Device::CPU);
-  Fn fn = [&w](const std::vector<Tensor>& a) {
+  return [w](const std::vector<Tensor>& a) {
     const Tensor &x = a[0], &bias = a[1];  // [B, S, 16], [B, 1, 16]
     const int64_t B = x.shape()[0], S = x.shape()[1];
     Tensor h = tg::reshape(tg::layer_norm(x + bias), {B * S, 16});
@@ -135,9 +152,23 @@ TEST(SymbolicInstance, ABatchOfSequencesIsTheTraceOfThatBatch) {
     Tensor firstTokens = tg::slice(y, 1, 0, 1);  // [B, 1, 24]
     return std::vector<Tensor>{tg::softmax(y, -1), tg::max(y, {1}), firstTokens};
   };
-  const tg::Dim batch("batch", 1, 64), seq("seq", 1, 300);
-  checkInstances(fn, {{{4, 7, 16}}, {{4, 1, 16}}}, {{0, 0, batch}, {0, 1, seq}, {1, 0, batch}},
-                 {{2, 2}, {3, 5}, {64, 300}, {17, 2}, {2, 251}, {5, 8}});
+}
+
+const tg::Dim kBatch("batch", 1, 64), kSeq("seq", 1, 300);
+const std::vector<std::vector<int64_t>> kBatchSizes = {{2, 2}, {3, 5}, {64, 300}, {17, 2}, {2, 251}, {5, 8}};
+
+TEST(SymbolicInstance, ABatchOfSequencesIsTheTraceOfThatBatch) {
+  checkInstances(batchOfSequences(), {{{4, 7, 16}}, {{4, 1, 16}}}, {{0, 0, kBatch}, {0, 1, kSeq}, {1, 0, kBatch}},
+                 kBatchSizes);
+}
+
+TEST(SymbolicInstance, DecomposingDynamicDimsIsDecomposingEachSize) {
+  // tg-decompose on the symbolic module (result types from SymbolicInference.h), then
+  // instantiated, against tg-decompose on the trace at each size.
+  checkInstances(batchOfSequences(), {{{4, 7, 16}}, {{4, 1, 16}}}, {{0, 0, kBatch}, {0, 1, kSeq}, {1, 0, kBatch}},
+                 kBatchSizes, [](mlir::PassManager& pm) {
+                   pm.addNestedPass<mlir::func::FuncOp>(tg::createTgDecomposeComposites());
+                 });
 }
 
 TEST(SymbolicInstance, SizesOutsideTheRangeAreRefused) {

@@ -5,6 +5,7 @@
 // rounded once at the end, as the reference computes them.
 //
 //===----------------------------------------------------------------------===//
+#include "tg/Dialect/SymbolicInference.h"
 #include "tg/Dialect/SymbolicTypes.h"
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Transforms/Passes.h"
@@ -25,25 +26,23 @@ using tg::graph::OpKind;
 namespace tg {
 namespace {
 
-/// Builds tg ops by kind, inferring result types with the shared shape rules.
+/// Builds tg ops by kind, inferring result types with the shared shape rules: on static types
+/// directly, on types with dynamic dims (a function with tg.symbols) at sample sizes
+/// (SymbolicInference.h). A failure there (none for operands that verified) is kept in
+/// `failure` for the pass to report.
 class Emitter {
  public:
-  Emitter(OpBuilder& b, Location loc) : b_(b), loc_(loc) {}
+  Emitter(OpBuilder& b, Location loc, const ir::Symbols* symbols, std::string& failure)
+      : b_(b), loc_(loc), symbols_(symbols), failure_(failure) {}
 
   Value op(OpKind kind, graph::OpAttrs attrs, ValueRange operands) {
-    std::vector<graph::TensorType> types;
-    for (Value v : operands) types.push_back(*ir::typeOf(v.getType()));
-    graph::TensorType result;
-    std::string error = graph::inferResultType(kind, attrs, types, result);
-    assert(error.empty() && "decomposition built an invalid op");
-    (void)error;
-    return ir::createOp(b_, loc_, kind, attrs, operands, result);
+    return build(kind, [attrs](std::span<const int64_t>) { return attrs; }, operands);
   }
   Value unary(OpKind kind, Value x) { return op(kind, {}, {x}); }
   Value binary(OpKind kind, Value x, Value y) { return op(kind, {}, {x, y}); }
 
   Value cast(Value x, DType dtype) {
-    if (type(x).dtype == dtype) return x;
+    if (dtypeOfValue(x) == dtype) return x;
     graph::OpAttrs attrs;
     attrs.dtype = dtype;
     return op(OpKind::Cast, attrs, {x});
@@ -55,78 +54,129 @@ class Emitter {
     attrs.keepDims = true;
     return op(kind, attrs, {x});
   }
-  /// Broadcasts `x` (same rank, or rank 1 aligned to the last dim) to `shape`.
-  Value broadcast(Value x, const Shape& shape) {
-    graph::OpAttrs attrs;
-    attrs.shape = shape;
-    attrs.dims = graph::trailingDims(type(x).shape.size(), shape.size());
-    return op(OpKind::Broadcast, attrs, {x});
+  /// Broadcasts `x` (same rank, or lower rank aligned to the last dims) to the shape of `like`.
+  Value broadcastLike(Value x, Value like) {
+    const std::vector<int64_t> dims = graph::trailingDims(rankOf(x), rankOf(like));
+    Type likeType = like.getType();
+    return build(OpKind::Broadcast, [this, dims, likeType](std::span<const int64_t> values) {
+      graph::OpAttrs attrs;
+      attrs.dims = dims;
+      std::string ignored;  // an instance the inference has already made of the operands
+      if (std::optional<graph::TensorType> t = symbols_ ? ir::instantiate(likeType, *symbols_, values, ignored)
+                                                        : ir::typeOf(likeType))
+        attrs.shape = t->shape;
+      return attrs;
+    }, {x});
   }
-  Value splat(double value, const graph::TensorType& t) {
-    auto type = ir::tensorTypeOf(b_.getContext(), t);
-    Attribute element = isa<FloatType>(type.getElementType())
-                            ? Attribute(b_.getFloatAttr(type.getElementType(), value))
-                            : Attribute(b_.getIntegerAttr(type.getElementType(), (int64_t)value));
-    return ir::ConstantOp::create(b_, loc_, DenseElementsAttr::get(type, element));
+  /// `value` in the dtype of `like`, broadcast to its shape: a splat constant for a static
+  /// type, one element broadcast for one with dynamic dims (no constant has such a type).
+  Value splatLike(double value, Value like) {
+    auto likeType = llvm::cast<RankedTensorType>(like.getType());
+    auto element = [&](Type t) {
+      return isa<FloatType>(t) ? Attribute(b_.getFloatAttr(t, value)) : Attribute(b_.getIntegerAttr(t, (int64_t)value));
+    };
+    if (!ir::isSymbolic(likeType))
+      return ir::ConstantOp::create(b_, loc_, DenseElementsAttr::get(likeType, element(likeType.getElementType())));
+    auto scalar = RankedTensorType::get({}, likeType.getElementType());
+    Value one = ir::ConstantOp::create(b_, loc_, DenseElementsAttr::get(scalar, element(scalar.getElementType())));
+    return broadcastLike(one, like);
   }
-  static graph::TensorType type(Value v) { return *ir::typeOf(v.getType()); }
+  static DType dtypeOfValue(Value v) { return *ir::dtypeOf(llvm::cast<RankedTensorType>(v.getType()).getElementType()); }
+  static size_t rankOf(Value v) { return static_cast<size_t>(llvm::cast<RankedTensorType>(v.getType()).getRank()); }
 
  private:
+  Value build(OpKind kind, const ir::AttrsAtSizes& attrs, ValueRange operands) {
+    if (!symbols_) {
+      std::vector<graph::TensorType> types;
+      for (Value v : operands) types.push_back(*ir::typeOf(v.getType()));
+      graph::TensorType result;
+      graph::OpAttrs a = attrs({});
+      std::string error = graph::inferResultType(kind, a, types, result);
+      assert(error.empty() && "decomposition built an invalid op");
+      (void)error;
+      return ir::createOp(b_, loc_, kind, a, operands, result);
+    }
+    std::string error;
+    std::optional<RankedTensorType> result =
+        ir::inferSymbolicResultType(b_.getContext(), kind, attrs, operands.getTypes(), *symbols_, error);
+    if (!result) {
+      if (failure_.empty()) failure_ = std::string(graph::opName(kind)) + ": " + error;
+      result = llvm::cast<RankedTensorType>(operands[0].getType());  // keeps the IR well-formed until the pass fails
+    }
+    graph::OpAttrs a = attrs(std::vector<int64_t>(symbols_->names.size(), 2));
+    return ir::createOp(b_, loc_, kind, a, operands, *result);
+  }
+
   OpBuilder& b_;
   Location loc_;
+  const ir::Symbols* symbols_;
+  std::string& failure_;
+};
+
+/// What every pattern shares: the function's symbols (null when it has none) and the first
+/// failure of a symbolic inference.
+struct DecomposeState {
+  std::optional<ir::Symbols> symbols;
+  std::string failure;
+  const ir::Symbols* symbolsOrNull() const { return symbols ? &*symbols : nullptr; }
 };
 
 struct DecomposeSoftmax : OpRewritePattern<ir::SoftmaxOp> {
-  using OpRewritePattern::OpRewritePattern;
+  DecomposeSoftmax(MLIRContext* context, DecomposeState& state) : OpRewritePattern(context), state(state) {}
   LogicalResult matchAndRewrite(ir::SoftmaxOp op, PatternRewriter& rewriter) const override {
     // An attention kernel computes its softmax itself (tg-fuse-attention).
     if (auto fusion = op->getParentOfType<ir::FusionOp>(); fusion && fusion.getKind() == ir::FusionKind::attention)
       return failure();
-    Emitter e(rewriter, op.getLoc());
-    DType dtype = Emitter::type(op.getInput()).dtype;
+    Emitter e(rewriter, op.getLoc(), state.symbolsOrNull(), state.failure);
+    DType dtype = Emitter::dtypeOfValue(op.getInput());
     int64_t axis = static_cast<int64_t>(op.getAxis());
     Value x = e.cast(op.getInput(), DType::F32);
-    Shape shape = Emitter::type(x).shape;
-    Value max = e.broadcast(e.reduceKeep(OpKind::ReduceMax, x, axis), shape);
+    Value max = e.broadcastLike(e.reduceKeep(OpKind::ReduceMax, x, axis), x);
     Value ex = e.unary(OpKind::Exp, e.binary(OpKind::Sub, x, max));
-    Value sum = e.broadcast(e.reduceKeep(OpKind::ReduceSum, ex, axis), shape);
+    Value sum = e.broadcastLike(e.reduceKeep(OpKind::ReduceSum, ex, axis), x);
     rewriter.replaceOp(op, e.cast(e.binary(OpKind::Div, ex, sum), dtype));
     return success();
   }
+  DecomposeState& state;
 };
 
 struct DecomposeLayerNorm : OpRewritePattern<ir::LayerNormOp> {
-  using OpRewritePattern::OpRewritePattern;
+  DecomposeLayerNorm(MLIRContext* context, DecomposeState& state) : OpRewritePattern(context), state(state) {}
   LogicalResult matchAndRewrite(ir::LayerNormOp op, PatternRewriter& rewriter) const override {
-    Emitter e(rewriter, op.getLoc());
-    DType dtype = Emitter::type(op.getInput()).dtype;
+    Emitter e(rewriter, op.getLoc(), state.symbolsOrNull(), state.failure);
+    DType dtype = Emitter::dtypeOfValue(op.getInput());
     Value x = e.cast(op.getInput(), DType::F32);
-    graph::TensorType t = Emitter::type(x);
-    int64_t last = static_cast<int64_t>(t.shape.size()) - 1;
-    Value mean = e.broadcast(e.reduceKeep(OpKind::ReduceMean, x, last), t.shape);
+    int64_t last = static_cast<int64_t>(Emitter::rankOf(x)) - 1;
+    Value mean = e.broadcastLike(e.reduceKeep(OpKind::ReduceMean, x, last), x);
     Value d = e.binary(OpKind::Sub, x, mean);
     Value var = e.reduceKeep(OpKind::ReduceMean, e.binary(OpKind::Mul, d, d), last);
     double eps = op.getEpsilon().convertToDouble();
-    Value inv = e.unary(OpKind::Rsqrt,
-                        e.binary(OpKind::Add, var, e.splat(eps, Emitter::type(var))));
-    Value y = e.binary(OpKind::Mul, d, e.broadcast(inv, t.shape));
+    Value inv = e.unary(OpKind::Rsqrt, e.binary(OpKind::Add, var, e.splatLike(eps, var)));
+    Value y = e.binary(OpKind::Mul, d, e.broadcastLike(inv, x));
     // Weight and bias are widened after the broadcast (the same values): the cast is then an
     // elementwise op over the rows that fuses with its consumer, where a cast before it would
     // be read through the broadcast and so need a kernel of its own.
     if (Value w = op.getWeight())
-      y = e.binary(OpKind::Mul, y, e.cast(e.broadcast(w, t.shape), DType::F32));
+      y = e.binary(OpKind::Mul, y, e.cast(e.broadcastLike(w, x), DType::F32));
     if (Value b = op.getBias())
-      y = e.binary(OpKind::Add, y, e.cast(e.broadcast(b, t.shape), DType::F32));
+      y = e.binary(OpKind::Add, y, e.cast(e.broadcastLike(b, x), DType::F32));
     rewriter.replaceOp(op, e.cast(y, dtype));
     return success();
   }
+  DecomposeState& state;
 };
 
 struct TgDecomposeCompositesPass final
     : impl::TgDecomposeCompositesBase<TgDecomposeCompositesPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (failed(ir::refuseDynamicDims(getOperation(), "tg-decompose"))) return signalPassFailure();
+    DecomposeState state;
+    std::string error;
+    state.symbols = ir::symbolsOf(getOperation(), error);
+    if (!error.empty()) {
+      getOperation().emitError() << "tg-decompose: " << error;
+      return signalPassFailure();
+    }
     unsigned count = 0;
     getOperation().walk([&](Operation* op) {
       auto fusion = op->getParentOfType<ir::FusionOp>();
@@ -134,9 +184,13 @@ struct TgDecomposeCompositesPass final
         ++count;
     });
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposeSoftmax, DecomposeLayerNorm>(&getContext());
+    patterns.add<DecomposeSoftmax, DecomposeLayerNorm>(&getContext(), state);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    if (!state.failure.empty()) {
+      getOperation().emitError() << "tg-decompose: the result type of " << state.failure;
+      return signalPassFailure();
+    }
     numDecomposed += count;
   }
 };
