@@ -42,6 +42,15 @@ void BM_Chain8(benchmark::State& state, DType dt, bool fuse) {
             3.0 * kBig * tg::dtype_size(dt));
 }
 
+/// The chain compiled once for n in [1, 2^26] (JitOptions::dynamic) against the same chain
+/// compiled for n itself, at sizes three orders of magnitude apart (issue 18: at most 5%
+/// slower at large sizes).
+void BM_Chain8Dynamic(benchmark::State& state, DType dt, int64_t n, bool dynamic) {
+  tg::JitOptions options;
+  if (dynamic) options.dynamic = {{0, 0, tg::Dim("n", 1, kBig)}, {1, 0, tg::Dim("n", 1, kBig)}};
+  timeGraph(state, tg_graphs::chain8, {{{n}, dt}, {{n}, dt}}, options, 3.0 * n * tg::dtype_size(dt));
+}
+
 void BM_Gelu(benchmark::State& state, DType dt, bool fuse) {
   timeGraph(state, tg_graphs::gelu, {{{kBig}, dt}}, fuse, 2.0 * kBig * tg::dtype_size(dt));
 }
@@ -67,6 +76,14 @@ TG_CASE(chain8/f32/fused, BM_Chain8, DType::F32, true);
 TG_CASE(chain8/f32/unfused, BM_Chain8, DType::F32, false);
 TG_CASE(chain8/bf16/fused, BM_Chain8, DType::BF16, true);
 TG_CASE(chain8/bf16/unfused, BM_Chain8, DType::BF16, false);
+TG_CASE(dynamic/chain8_65536/bf16/static, BM_Chain8Dynamic, DType::BF16, int64_t(1) << 16, false);
+TG_CASE(dynamic/chain8_65536/bf16/dynamic, BM_Chain8Dynamic, DType::BF16, int64_t(1) << 16, true);
+TG_CASE(dynamic/chain8_4194301/bf16/static, BM_Chain8Dynamic, DType::BF16, (int64_t(1) << 22) - 3, false);
+TG_CASE(dynamic/chain8_4194301/bf16/dynamic, BM_Chain8Dynamic, DType::BF16, (int64_t(1) << 22) - 3, true);
+TG_CASE(dynamic/chain8_67108864/bf16/static, BM_Chain8Dynamic, DType::BF16, kBig, false);
+TG_CASE(dynamic/chain8_67108864/bf16/dynamic, BM_Chain8Dynamic, DType::BF16, kBig, true);
+TG_CASE(dynamic/chain8_67108864/f32/static, BM_Chain8Dynamic, DType::F32, kBig, false);
+TG_CASE(dynamic/chain8_67108864/f32/dynamic, BM_Chain8Dynamic, DType::F32, kBig, true);
 TG_CASE(gelu/f32/fused, BM_Gelu, DType::F32, true);
 TG_CASE(gelu/f32/unfused, BM_Gelu, DType::F32, false);
 TG_CASE(gelu/bf16/fused, BM_Gelu, DType::BF16, true);
@@ -78,5 +95,6 @@ TG_CASE(bias_gelu/bf16/unfused, BM_BiasGelu, DType::BF16, false);
 TG_CASE(chain32/f32/fused, BM_Chain32, true);
 TG_CASE(chain32/f32/unfused, BM_Chain32, false);
 // Per-call host cost and CUDA graphs on/off: tg_bench_runtime (bench_runtime.cpp).
+// dynamic/chain8_<n>/<dtype>/<static|dynamic>: the chain compiled for n, or once for a range.
 
 BENCHMARK_MAIN();  // the row kernels' cases are in bench_rows.cpp, linked into this binary

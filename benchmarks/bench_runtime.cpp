@@ -26,6 +26,10 @@
 //                             instance holds them: the plan's sizes evaluated, the arena
 //                             packed, every node's parameters and grid set). Counters
 //                             param_updates (nodes updated) and size_changes.
+//   host_per_call/dynamic_jit_chain8/<same_size|new_size>
+//                             the same through tg::jit with JitOptions::dynamic (the 8-op
+//                             chain of 4096 + 37k elements, compiled once): counters graphs
+//                             (compiled), size_changes, cuda_graph.
 //   host_per_call/driver_floor
 //                             the bare driver calls on the same host (DriverFloor.h): counters
 //                             graph_launch_us (its median_us), node_set_params_us,
@@ -281,6 +285,39 @@ void BM_SymbolicSizes(benchmark::State& state, bool newSizeEachCall) {
   }
 }
 
+/// Host time of one call of a jit function with dynamic dims (JitOptions::dynamic: the 8-op
+/// chain compiled once for its range), at the previous call's size or at a new size each call
+/// (64 sizes in turn): the sizes read from the arguments, the variant found, and the plan's
+/// sizes and the CUDA graph's parameters updated (see the file comment).
+void BM_DynamicJit(benchmark::State& state, bool newSizeEachCall) {
+  if (!haveGpu(state)) return;
+  auto f = tg::jit(tg_graphs::chain8, {.dynamic = {{0, 0, tg::Dim("n", 1, 1 << 20)}, {1, 0, tg::Dim("n", 1, 1 << 20)}}});
+  std::vector<tg::Tensor> xs, ys;
+  for (int64_t k = 0; k < (newSizeEachCall ? 64 : 1); ++k) {
+    xs.push_back(tg::randn({4096 + 37 * k}, DType::F32, static_cast<uint64_t>(k) + 1));
+    ys.push_back(tg::randn({4096 + 37 * k}, DType::F32, static_cast<uint64_t>(k) + 100));
+  }
+  tg::Tensor z;
+  auto call = [&](int i) {
+    const size_t k = static_cast<size_t>(i) % xs.size();
+    z = f(xs[k], ys[k]);
+  };
+  for (int i = 0; i < 70; ++i) call(i);
+  tg::synchronize();
+  for (auto _ : state) {
+    const tg::JitReport before = f.report();
+    const double m = tgbench::medianHostUs(kHostCalls, call);
+    tg::synchronize();
+    report(state, m);
+    const tg::JitReport after = f.report();
+    state.counters["graphs"] = static_cast<double>(after.graphs.size());
+    if (!after.graphs.empty() && !before.graphs.empty()) {
+      state.counters["size_changes"] = static_cast<double>(after.graphs[0].sizeChanges - before.graphs[0].sizeChanges);
+      state.counters["cuda_graph"] = after.graphs[0].cudaGraph ? 1 : 0;
+    }
+  }
+}
+
 /// The bare driver calls a replayed call makes, on this host (DriverFloor.h).
 void BM_DriverFloor(benchmark::State& state) {
   if (!haveGpu(state)) return;
@@ -330,6 +367,8 @@ TG_CASE(host_per_call/chain32/fused/graph/loop, BM_HostPerCall, true, true, fals
 TG_CASE(host_per_call/chain32/fused/direct/loop, BM_HostPerCall, true, false, false);
 TG_CASE(host_per_call/symbolic_chain8/same_size, BM_SymbolicSizes, false);
 TG_CASE(host_per_call/symbolic_chain8/new_size, BM_SymbolicSizes, true);
+TG_CASE(host_per_call/dynamic_jit_chain8/same_size, BM_DynamicJit, false);
+TG_CASE(host_per_call/dynamic_jit_chain8/new_size, BM_DynamicJit, true);
 BENCHMARK(BM_DriverFloor)->Name("host_per_call/driver_floor")->UseManualTime()->Iterations(1)
     ->Unit(benchmark::kMicrosecond);
 TG_CASE(chain32/fused/graph, BM_Chain32, true, true);

@@ -64,6 +64,42 @@ bool matches(const Signature& sig, std::span<const Tensor* const> inputs) {
   return !inputs.empty() || sig.device == default_device();
 }
 
+/// Whether `args` fit `e`, a variant compiled for ranges of sizes: its dtypes, device, ranks
+/// and fixed dims, and sizes of its symbols that its ranges hold (written to `values`). No
+/// allocation once `values` has grown: the per-call path.
+bool coversSizes(const Entry& e, std::span<const Tensor* const> args, const DynamicDims& dims,
+                 std::vector<int64_t>& values) {
+  const Signature& sig = e.signature;
+  if (!e.graph || args.empty() || sig.types.size() != args.size()) return false;
+  values.assign(e.fixed.size(), -1);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i]->defined()) return false;
+    const TensorImpl& impl = args[i]->impl();
+    const Shape& want = sig.types[i].shape;
+    if (impl.symbolic() || impl.device != sig.device || impl.type.dtype != sig.types[i].dtype ||
+        impl.type.shape.size() != want.size())
+      return false;
+    for (size_t d = 0; d < want.size(); ++d) {
+      const int symbol = e.symbolOf[i][d];
+      const int64_t size = impl.type.shape[d];
+      if (symbol < 0) {
+        if (size != want[d]) return false;
+        continue;
+      }
+      int64_t& v = values[static_cast<size_t>(symbol)];
+      if (v >= 0 && v != size) return false;
+      v = size;
+    }
+  }
+  for (size_t k = 0; k < values.size(); ++k) {
+    const DynamicDims::Symbol& symbol = dims.symbols()[k];
+    const bool inRange = e.fixed[k] >= 0 ? values[k] == e.fixed[k]
+                                         : values[k] >= std::max<int64_t>(2, symbol.min) && values[k] <= symbol.max;
+    if (!inRange) return false;
+  }
+  return true;
+}
+
 /// The fields in which `now` differs from `before`, in order ("input 0 shape [4] -> [8]").
 std::vector<std::string> differences(const Signature& before, const Signature& now) {
   std::vector<std::string> out;
@@ -300,7 +336,14 @@ void JitCore::donate(std::span<const Tensor* const> args, const Loc& site) const
   }
 }
 
-void JitCore::noteSymbolicSizes(const Signature& sig, TraceRef fn, const Loc& site) {
+Entry* JitCore::findVariant(std::span<const Tensor* const> args) {
+  State& s = *state_;
+  for (const auto& e : s.symbolicEntries)
+    if (coversSizes(*e, args, s.dynamic, s.symbolValues)) return e.get();
+  return nullptr;
+}
+
+Entry* JitCore::compileForSizes(const Signature& sig, TraceRef fn, const Loc& site) {
   State& s = *state_;
   // Outside a range, or dims of one symbol that differ: an error at the call.
   const std::vector<int64_t> values = s.dynamic.valuesOf(sig.types, SourceLoc::from(site));
@@ -309,16 +352,78 @@ void JitCore::noteSymbolicSizes(const Signature& sig, TraceRef fn, const Loc& si
   for (size_t i = 0; i < values.size(); ++i)
     sizes += (i ? ", " : "") + s.dynamic.symbols()[i].name + " = " + std::to_string(values[i]);
   std::string line = "at " + sizes + " (" + std::to_string(inferred.traces) + " traces): ";
-  if (inferred.trace) {
-    line += "\n" + inferred.trace->str(/*maxNodes=*/8);
-    // The symbolic IR, verified at sample sizes (SymbolicTypes.h); TG_DUMP writes it.
-    std::string whyNot;
-    const std::string ir = importedSymbolicIr(*inferred.trace, s.name, whyNot);
-    line += ir.empty() ? "no symbolic IR: " + whyNot : "symbolic IR: verified (TG_DUMP writes it)";
-  } else {
-    line += "no symbolic sizes: " + inferred.whyNot;
+  if (!inferred.trace) {
+    s.report.symbolicSizes.push_back(line + "no symbolic sizes: " + inferred.whyNot);
+    return nullptr;
   }
-  s.report.symbolicSizes.push_back(std::move(line));
+  const SymbolicTrace& st = *inferred.trace;
+  line += "\n" + st.str(/*maxNodes=*/8);
+  // The symbolic IR, verified at sample sizes (SymbolicTypes.h); TG_DUMP writes it.
+  std::string whyNot;
+  if (importedSymbolicIr(st, s.name, whyNot).empty()) {
+    s.report.symbolicSizes.push_back(line + "no symbolic IR: " + whyNot);
+    return nullptr;
+  }
+  for (const CaptureSource& src : st.trace.captureSources)
+    if (whyNot.empty() && !src.variable->alive)
+      whyNot = "the tensor captured at " + (src.loc.known() ? src.loc.str() : std::string("its return")) +
+               " is read through a temporary Tensor, so tg cannot see when it changes";
+  // The variant: the symbols the trace held at the call's size (a size of 1) are fixed.
+  auto variant = std::make_unique<Entry>();
+  variant->signature = sig;
+  variant->symbolic = true;
+  std::string fixedKey;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const bool fixed = k < st.fixed.size() && st.fixed[k];
+    variant->fixed.push_back(fixed ? values[k] : -1);
+    fixedKey += fixed ? std::to_string(values[k]) + "," : std::string("?,");
+  }
+  variant->symbolOf.resize(sig.types.size());
+  for (size_t i = 0; i < sig.types.size(); ++i) variant->symbolOf[i].assign(sig.types[i].shape.size(), -1);
+  for (const DynamicDims::Site& site : s.dynamic.sites()) {
+    const int d = DynamicDims::normalizedDim(site, sig.types[static_cast<size_t>(site.arg)].shape.size());
+    variant->symbolOf[static_cast<size_t>(site.arg)][static_cast<size_t>(d)] = site.symbol;
+  }
+  if (whyNot.empty()) {
+    try {
+      const size_t before = s.graphs.size();
+      CompiledGraph& graph = s.graphs.getSymbolic(st, sig.device, fixedKey);
+      if (s.graphs.size() > before && !(s.entries.empty() && s.symbolicEntries.empty()))
+        s.report.recompiles.push_back("sizes " + sizes + ": no graph compiled before serves them");
+      variant->graph = &graph;
+      variant->captures = st.trace.captures;
+      graph.info.captures.clear();
+      for (size_t i = 0; i < st.trace.captures.size(); ++i) {
+        const CaptureSource& src = st.trace.captureSources[i];
+        variant->guards.push_back({src.variable, src.version, src.direct, src.loc});
+        graph.info.captures.push_back({typeText(st.trace.captures[i]), src.loc, fn.insideClosure(src.variable->object)});
+      }
+    } catch (const Error& e) {
+      whyNot = e.message();
+    }
+  }
+  if (!variant->graph) {
+    s.report.symbolicSizes.push_back(line + "not compiled for the ranges (compiled for these sizes instead): " + whyNot);
+    return nullptr;
+  }
+  s.report.symbolicSizes.push_back(line + "compiled once for every size in the ranges (graph " +
+                                   std::to_string(variant->graph->info.index) + ")");
+  s.symbolValues = values;
+  s.symbolicEntries.push_back(std::move(variant));
+  return s.symbolicEntries.back().get();
+}
+
+void JitCore::warnIfPastRecompileLimit() {
+  State& s = *state_;
+  const size_t compiled = s.entries.size() + s.symbolicEntries.size();
+  if (static_cast<int>(compiled) <= s.options.recompile_limit || s.report.recompileLimitExceeded) return;
+  s.report.recompileLimitExceeded = true;
+  std::fprintf(stderr,
+               "tg: warning: jit function '%s' (%s) has compiled %zu signatures, more than "
+               "its recompile_limit of %d; last: %s. Pass tensors of fixed shapes, mark the dims "
+               "that change as dynamic (JitOptions::dynamic), or raise JitOptions::recompile_limit.\n",
+               s.name.c_str(), s.definedAt.str().c_str(), compiled, s.options.recompile_limit,
+               s.report.recompiles.empty() ? "?" : s.report.recompiles.back().c_str());
 }
 
 bool JitCore::isLambda(const SourceLoc& loc) {
@@ -336,8 +441,15 @@ void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> re
                      TraceRef fn, const Loc& site) {
   State& s = *state_;
   ++s.report.calls;
-  // The hot path: the last signature again, compared in place.
-  Entry* entry = s.last && matches(s.last->signature, args) ? s.last : nullptr;
+  // The hot path: the last signature again, compared in place (for a variant compiled for
+  // ranges of sizes: sizes it serves, read into s.symbolValues).
+  Entry* entry = nullptr;
+  if (s.last)
+    entry = (s.last->symbolic ? coversSizes(*s.last, args, s.dynamic, s.symbolValues)
+                              : matches(s.last->signature, args))
+                ? s.last
+                : nullptr;
+  if (!entry && !s.symbolicEntries.empty()) entry = findVariant(args);
   Signature computed;
   if (!entry) {
     computed = signatureOf(args, s.definedAt);
@@ -357,30 +469,37 @@ void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> re
       ++s.report.replays;
       ++entry->graph->info.runs;
       s.last = entry;
-      entry->graph->program->execute({args, entry->captures}, results, /*replay=*/true);
+      entry->graph->program->execute({args, entry->captures}, results, /*replay=*/true,
+                                     entry->symbolic ? std::span<const int64_t>(s.symbolValues)
+                                                     : std::span<const int64_t>());
       return;
     }
     ++s.report.captureRetraces;  // the lambda decides what the changed capture means
     entry->graph = nullptr;
+    if (entry->symbolic) {  // that variant serves no call any more: this one compiles anew
+      entry = nullptr;
+      computed = signatureOf(args, s.definedAt);
+      for (const auto& e : s.entries)
+        if (e->signature == computed) entry = e.get();
+    }
   }
 
+  if (!entry && !s.dynamic.empty()) {
+    if (Entry* variant = compileForSizes(computed, fn, site)) {
+      warnIfPastRecompileLimit();
+      s.last = variant;
+      ++variant->graph->info.runs;
+      variant->graph->program->execute({args, variant->captures}, results, /*replay=*/false, s.symbolValues);
+      return;
+    }
+  }
   if (!entry) {
-    if (!s.dynamic.empty()) noteSymbolicSizes(computed, fn, site);
     if (!s.entries.empty()) s.report.recompiles.push_back(recompileReason(s.entries, computed));
     auto created = std::make_unique<Entry>();
     created->signature = computed;
     entry = created.get();
     s.entries.push_back(std::move(created));
-    if (static_cast<int>(s.entries.size()) > s.options.recompile_limit &&
-        !s.report.recompileLimitExceeded) {
-      s.report.recompileLimitExceeded = true;
-      std::fprintf(stderr,
-                   "tg: warning: jit function '%s' (%s) has compiled %zu signatures, more than "
-                   "its recompile_limit of %d; last: %s. Pass tensors of fixed shapes, or raise "
-                   "JitOptions::recompile_limit.\n",
-                   s.name.c_str(), s.definedAt.str().c_str(), s.entries.size(),
-                   s.options.recompile_limit, s.report.recompiles.back().c_str());
-    }
+    warnIfPastRecompileLimit();
   }
   s.last = entry;
   std::vector<Tensor> inputs;

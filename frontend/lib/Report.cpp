@@ -72,6 +72,9 @@ std::string JitReport::str() const {
                        : " (through a variable: every call reads its current tensor)")
          << "\n";
     }
+    if (!g.symbols.empty())
+      os << "      compiled for sizes: " << g.symbols << "; sizes changed " << g.sizeChanges
+         << " time(s) between runs" << (g.lastSizes.empty() ? "" : ", last at " + g.lastSizes) << "\n";
     if (!g.notReplayedBecause.empty() && (!g.kernels || g.cudaGraph))
       os << "      not replayed: " << g.notReplayedBecause << "\n";
     if (!g.kernels) continue;

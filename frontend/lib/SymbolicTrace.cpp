@@ -282,8 +282,10 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
   const size_t slots = grid[0]->slots.size();
   auto build = [&](const std::vector<SizeExpr>& fitted) {
     SymbolicTrace st{grid[0]->trace, {}, names, {}, {}, fixed};
-    for (size_t s = 0; s < symbols.size(); ++s) {  // a fixed symbol holds at its size only
-      st.min.push_back(fixed[s] ? values[s] : symbols[s].min);
+    // A fixed symbol holds at its size only; the others from 2 (a size of 1 broadcasts where
+    // larger ones do not: a variant of its own).
+    for (size_t s = 0; s < symbols.size(); ++s) {
+      st.min.push_back(fixed[s] ? values[s] : std::max<int64_t>(symbols[s].min, 2));
       st.max.push_back(fixed[s] ? values[s] : symbols[s].max);
     }
     st.nodes.resize(st.trace.nodes.size());

@@ -115,7 +115,7 @@ TEST(SymbolicTrace, TheSymbolicIRHasDynamicDimsAndVerifies) {
   std::string whyNot;
   const std::string ir = tg::detail::importedSymbolicIr(*r.trace, "block", whyNot);
   ASSERT_FALSE(ir.empty()) << whyNot;
-  EXPECT_TRUE(contains(ir, "tg.symbols = [#tg.symbol<\"batch\", 1, 256>, #tg.symbol<\"seq\", 1, 8192>]"));
+  EXPECT_TRUE(contains(ir, "tg.symbols = [#tg.symbol<\"batch\", 2, 256>, #tg.symbol<\"seq\", 2, 8192>]"));
   EXPECT_TRUE(contains(ir, "%arg0: tensor<?x?x16xf32, #tg.sizes<[batch, seq, 16]>>"));
   EXPECT_TRUE(contains(ir, "tensor<?x16xf32, #tg.sizes<[batch*seq, 16]>>, tensor<16x32xf32> -> "
                            "tensor<?x32xf32, #tg.sizes<[batch*seq, 32]>>"));
@@ -305,7 +305,51 @@ TEST(DynamicDims, TheReportGivesTheSymbolsAndTheSizesOfEachSignature) {
   EXPECT_TRUE(contains(r.symbolicSizes[0], "at rows = 12"));
   EXPECT_TRUE(contains(r.symbolicSizes[0], "result 0: f32[rows, 64]"));
   EXPECT_TRUE(contains(r.str(), "dynamic dims: rows in [1, 1024]"));
-  EXPECT_TRUE(contains(r.symbolicSizes[0], "symbolic IR: verified")) << r.symbolicSizes[0];
+  EXPECT_TRUE(contains(r.symbolicSizes[0], "compiled once for every size in the ranges (graph 0)"))
+      << r.symbolicSizes[0];
+}
+
+// One compile serves every size in the range (from 2; a size of 1 is a variant of its own), on
+// the CPU through the interpreter at each call's sizes: the jit's half of symbolic plans.
+TEST(DynamicDims, OneCompileServesEverySizeInTheRange) {
+  auto f = tg::jit([](const Tensor& x, const Tensor& w) { return tg::softmax(x * 0.5f + w, -1); },
+                   tg::JitOptions{.dynamic = {{0, 0, tg::Dim("rows", 1, 1024)}}});
+  Tensor w = tg::randn({64}, DType::F32, 7, tg::Device::CPU);
+  int seed = 11;
+  for (int64_t rows : {12, 5, 97, 2, 1024, 12, 1, 1, 3}) {
+    Tensor x = tg::randn({rows, 64}, DType::F32, seed++, tg::Device::CPU);
+    Tensor got = f(x, w);
+    EXPECT_EQ(got.shape(), (tg::Shape{rows, 64}));
+    EXPECT_EQ(got.to_vector<float>(), tg::softmax(x * 0.5f + w, -1).to_vector<float>()) << "rows = " << rows;
+  }
+  tg::JitReport r = f.report();
+  ASSERT_EQ(r.graphs.size(), 2u) << r.str();  // rows from 2, and rows = 1
+  EXPECT_EQ(r.graphs[0].symbols, "rows in [2, 1024]") << r.str();
+  EXPECT_EQ(r.graphs[0].runs, 7u);
+  EXPECT_EQ(r.graphs[0].lastSizes, "rows = 3");
+  EXPECT_EQ(r.graphs[1].symbols, "rows = 1") << r.str();
+  ASSERT_EQ(r.recompiles.size(), 1u) << r.str();
+  EXPECT_TRUE(contains(r.recompiles[0], "sizes rows = 1: no graph compiled before serves them")) << r.recompiles[0];
+  EXPECT_EQ(r.replays, 7u);
+  EXPECT_TRUE(contains(r.str(), "compiled for sizes: rows in [2, 1024]")) << r.str();
+  // Out of range: an error at the call, as before.
+  EXPECT_THROW(f(tg::randn({1025, 64}, DType::F32, 1, tg::Device::CPU), w), tg::Error);
+}
+
+// A graph whose sizes the inference cannot follow (a float computed from a size) is compiled
+// per signature, and the report says why.
+TEST(DynamicDims, WhatCannotBeCompiledForTheRangeIsCompiledPerSignature) {
+  auto f = tg::jit([](const Tensor& x) { return x * (1.0f / static_cast<float>(x.shape()[0])); },
+                   tg::JitOptions{.dynamic = {{0, 0, tg::Dim("rows", 1, 64)}}});
+  for (int64_t rows : {5, 9, 5}) {
+    Tensor x = tg::randn({rows, 4}, DType::F32, 1, tg::Device::CPU);
+    EXPECT_EQ(f(x).to_vector<float>(), (x * (1.0f / static_cast<float>(rows))).to_vector<float>());
+  }
+  tg::JitReport r = f.report();
+  EXPECT_EQ(r.graphs.size(), 2u) << r.str();
+  ASSERT_EQ(r.symbolicSizes.size(), 2u);
+  EXPECT_TRUE(contains(r.symbolicSizes[0], "no symbolic sizes")) << r.symbolicSizes[0];
+  EXPECT_TRUE(r.graphs[0].symbols.empty());
 }
 
 }  // namespace

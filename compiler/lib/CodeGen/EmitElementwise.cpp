@@ -22,15 +22,23 @@ using namespace mlir;
 
 namespace tg::codegen {
 
-FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
-                                          const CodeGenOptions& options) {
+namespace {
+
+/// Both kinds of elementwise kernel: with `symbolic`, over dynamic dims (the element count a
+/// size argument, every read at the kernel's own index or a splat); else over static shapes.
+FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::string& name,
+                                                const CodeGenOptions& options, const SymbolicSizes* symbolic) {
   Block& body = fusion.getBody().front();
   auto yield = cast<ir::YieldOp>(body.getTerminator());
   if (yield.getValues().empty()) return fusion.emitOpError("has no results to compute");
-  const int64_t numel = numelOf(yield.getValues()[0]);
+  // Over dynamic dims `numel` is an upper bound (the index type's) and the count is numelExpr.
+  SizeExpr numelExpr = symbolic ? symbolic->numel(yield.getValues()[0]) : SizeExpr(0);
+  std::optional<int64_t> largest = symbolic ? symbolic->largest(numelExpr) : std::optional<int64_t>(0);
+  if (!largest) return fusion.emitOpError("has an element count that overflows 64 bits in its symbols' ranges");
+  const int64_t numel = symbolic ? *largest : numelOf(yield.getValues()[0]);
+  auto sameCount = [&](Value v) { return symbolic ? symbolic->numel(v) == numelExpr : numelOf(v) == numel; };
   for (Value v : yield.getValues())
-    if (numelOf(v) != numel)
-      return fusion.emitOpError("results have different element counts");
+    if (!sameCount(v)) return fusion.emitOpError("results have different element counts");
   std::string sfx;
   const std::string index = indexType(numel + 64, sfx);
 
@@ -41,14 +49,14 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   llvm::DenseMap<Value, std::string> names;
   auto noteRead = [&](Value v) {
     if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (numelOf(arg) == numel) {
+      if (sameCount(arg)) {
         identity[arg.getArgNumber()] = true;
         return;
       }
     }
     LayoutChain chain = traceLayout(v);
     if (!isa<BlockArgument>(chain.root)) return;  // a member (linear chain) or constant
-    if (chain.linear && numelOf(chain.root) == numel) {
+    if (chain.linear && sameCount(chain.root)) {
       identity[cast<BlockArgument>(chain.root).getArgNumber()] = true;
       return;
     }
@@ -61,10 +69,13 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
     for (Value v : op.getOperands()) noteRead(v);
   }
 
+  if (symbolic && !mappedValues.empty())
+    return fusion.emitOpError("reads an input through a broadcast, transpose or slice over dynamic dims, which "
+                              "an elementwise kernel does not do yet");
   std::ostringstream os;
   os << "struct TgBody {\n";
   os << "  typedef " << index << " Index;\n";
-  os << "  static constexpr Index kNumel = " << numel << sfx << ";\n";
+  if (!symbolic) os << "  static constexpr Index kNumel = " << numel << sfx << ";\n";
   // Vector width: 16 bytes of the narrowest vector-accessed tensor.
   size_t narrowest = 16;
   for (unsigned i = 0; i < numInputs; ++i)
@@ -81,6 +92,10 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
 
   const bool checksIndices = writesCheckFlag(fusion);
   if (checksIndices) os << "  int* flag;\n";
+  // The element count: a size argument after the pointers (rt::PlanLaunch::sizes), or kNumel.
+  if (symbolic) os << "  long long numel_;\n";
+  os << "  __device__ __forceinline__ Index numel() const { return " << (symbolic ? "(Index)numel_" : "kNumel")
+     << "; }\n";
   // aligned(): every vector-accessed pointer.
   os << "  __device__ __forceinline__ bool aligned() const {\n    return true";
   for (unsigned i = 0; i < numInputs; ++i)
@@ -120,11 +135,15 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
     if (auto splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
     LayoutChain chain = traceLayout(v);  // a linear chain over an identity input or a member
     if (chain.linear && chain.root != v) return nameOf(chain.root);
+    // Any layout of a splat is the splat (over dynamic dims a splat is one element, broadcast).
+    if (auto splat = splatValue(chain.root)) return splatLiteral(splat, dtypeOfValue(v));
     return "/*unresolved*/0";
   };
   for (Operation& op : body) {
     // Recomputed ops are computed by the concat that reads them, at its index.
     if (isLayoutOp(&op) || isRecomputed(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
+    if (symbolic && (isIndexedRead(&op) || isa<ir::IotaOp>(op)))
+      return op.emitOpError("over dynamic dims is not generated in an elementwise kernel yet");
     if (isIndexedRead(&op)) {
       FailureOr<std::string> n = indexedElement(&op, IndexExpr::var("i", numel), sfx, counter, os, options.precision);
       if (failed(n)) return failure();
@@ -229,9 +248,16 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   for (Operation& op : body)
     if (!isLayoutOp(&op) && !isa<ir::ConstantOp, ir::YieldOp>(op)) ++ops;
   summary << "elementwise: " << ops << " op(s), " << numInputs << " input(s), "
-          << yield.getNumOperands() << " output(s), " << numel << " elements, vector width "
+          << yield.getNumOperands() << " output(s), "
+          << (symbolic ? numelExpr.str(symbolic->names) : std::to_string(numel)) << " elements, vector width "
           << vec;
   KernelEmission e;
+  if (symbolic) {  // the same grid, from the element count at each call
+    blocks = 1;
+    e.symbolicGrid.push_back({numelExpr, int64_t(vec) * unroll * block,
+                              perSm > 0 ? int64_t(options.smCount) * perSm : (int64_t(1) << 31) - 1});
+    e.sizes.push_back(numelExpr);
+  }
   e.writesCheckFlag = checksIndices;
   e.kernel.name = name;
   e.kernel.summary = summary.str();
@@ -243,6 +269,18 @@ FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string
   e.dims.grid[0] = static_cast<uint32_t>(blocks);
   e.dims.block[0] = block;
   return e;
+}
+
+}  // namespace
+
+FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
+                                          const CodeGenOptions& options) {
+  return emitElementwiseKernel(fusion, name, options, nullptr);
+}
+
+FailureOr<KernelEmission> emitSymbolicElementwise(ir::FusionOp fusion, const std::string& name,
+                                                  const CodeGenOptions& options, const SymbolicSizes& sizes) {
+  return emitElementwiseKernel(fusion, name, options, &sizes);
 }
 
 }  // namespace tg::codegen

@@ -7,6 +7,7 @@
 #include "tg/Dialect/HostElements.h"
 #include "tg/Dialect/LayoutChain.h"
 #include "tg/Dialect/OpDescription.h"
+#include "tg/Dialect/SymbolicTypes.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -27,7 +28,47 @@ int archNumber(const std::string& arch) {
   return n;
 }
 
-int64_t numelOf(Value v) { return cast<RankedTensorType>(v.getType()).getNumElements(); }
+int64_t numelOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return t.hasStaticShape() ? t.getNumElements() : -1;
+}
+
+SymbolicSizes::SymbolicSizes(func::FuncOp func, std::string& error) {
+  if (std::optional<ir::Symbols> s = ir::symbolsOf(func, error)) {
+    names = s->names;
+    for (size_t i = 0; i < names.size(); ++i) {
+      // The largest value each size takes is at a corner of the symbols' box (polynomials of
+      // degree at most one in each symbol): the corners, or the lowest and highest values.
+      lo.push_back(s->min[i]);
+      hi.push_back(s->max[i]);
+    }
+  }
+}
+
+std::vector<SizeExpr> SymbolicSizes::dims(Value v) const {
+  std::vector<std::string> n = names;
+  return ir::sizesOf(v.getType(), n);
+}
+
+SizeExpr SymbolicSizes::numel(Value v) const {
+  SizeExpr e(1);
+  for (const SizeExpr& d : dims(v)) e = e * d;
+  return e;
+}
+
+std::optional<int64_t> SymbolicSizes::largest(const SizeExpr& e) const {
+  std::optional<int64_t> best;
+  const size_t n = names.size();
+  if (n > 16) return std::nullopt;
+  std::vector<int64_t> at(n);
+  for (uint64_t corner = 0; corner < (uint64_t(1) << n); ++corner) {
+    for (size_t i = 0; i < n; ++i) at[i] = (corner >> i) & 1 ? hi[i] : lo[i];
+    std::optional<int64_t> v = e.evaluate(at);
+    if (!v) return std::nullopt;
+    best = best ? std::max(*best, *v) : *v;
+  }
+  return best;
+}
 
 std::string elementwiseLine(Operation* op, const ir::OpDescription& d,
                             const std::vector<std::string>& operands, const std::string& name,
@@ -111,6 +152,16 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
   // Programmatic launches need griddepcontrol (sm_90+) in every kernel of the plan.
   plan.programmaticLaunches = options.tuning.pdl != 0 && archNumber(options.arch) >= 90;
   Block& block = func.getBody().front();
+  // Dynamic dims: the plan's symbols, and every size that depends on them as a polynomial.
+  std::string symbolsError;
+  const SymbolicSizes symbolic(func, symbolsError);
+  if (!symbolsError.empty()) return func.emitOpError(symbolsError);
+  for (size_t i = 0; i < symbolic.names.size(); ++i)
+    plan.symbols.push_back({symbolic.names[i], symbolic.lo[i], symbolic.hi[i]});
+  auto symbolicBytes = [&](Value v) -> std::optional<SizeExpr> {
+    if (!ir::isSymbolic(v.getType())) return std::nullopt;
+    return symbolic.numel(v) * SizeExpr(static_cast<int64_t>(dtype_size(dtypeOfValue(v))));
+  };
   llvm::DenseMap<Value, int> bufferOf;
   int checkFlag = -1, scratch = -1;
   // Kernels that differ only in their names are one kernel, launched by each of their launches:
@@ -123,7 +174,8 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     rt::PlanBuffer b;
     b.kind = rt::PlanBuffer::Kind::Input;
     b.index = static_cast<int>(arg.getArgNumber());
-    b.bytes = numelOf(arg) * dtype_size(dtypeOfValue(arg));
+    b.symbolicBytes = symbolicBytes(arg);
+    if (!b.symbolicBytes) b.bytes = numelOf(arg) * dtype_size(dtypeOfValue(arg));
     b.label = "argument " + std::to_string(arg.getArgNumber());
     bufferOf[arg] = static_cast<int>(plan.buffers.size());
     plan.buffers.push_back(b);
@@ -139,6 +191,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
         plan.outputDTypes.push_back(dtypeOfValue(v));
         auto t = cast<RankedTensorType>(v.getType());
         plan.outputShapes.push_back(Shape(t.getShape().begin(), t.getShape().end()));
+        if (symbolic.any()) plan.symbolicOutputShapes.push_back(symbolic.dims(v));
       }
       continue;
     }
@@ -155,6 +208,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
       b.offset = static_cast<size_t>(a.getOffset());
       b.index = static_cast<int>(a.getIndex());
       b.label = label(&op);
+      b.symbolicBytes = symbolicBytes(r);
       if (b.kind == rt::PlanBuffer::Kind::Alias) b.index = bufferOf.lookup(op.getOperand(0));
       if (b.kind == rt::PlanBuffer::Kind::Constant) {
         auto dense = dyn_cast<DenseElementsAttr>(cast<ir::ConstantOp>(op).getValue());
@@ -181,6 +235,18 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     auto name = fusion->getAttrOfType<StringAttr>(kKernelNameAttr);
     if (!name) return fusion.emitOpError("has no kernel name: run tg-assign-buffers first");
     FailureOr<KernelEmission> emission = failure();
+    const bool overSymbols =
+        llvm::any_of(fusion->getOperandTypes(), ir::isSymbolic) || llvm::any_of(fusion->getResultTypes(), ir::isSymbolic);
+    if (overSymbols) {
+      // Over dynamic dims: elementwise kernels so far; everything else says what it is.
+      if (fusion.getKind() != ir::FusionKind::elementwise || fusion->hasAttr(kInPlaceAttr) || isTransposeCopy(fusion))
+        return fusion.emitOpError("is a ")
+               << (fusion->hasAttr(kInPlaceAttr) ? "dynamic_update_slice"
+                   : isTransposeCopy(fusion)     ? "transpose"
+                                                 : ir::stringifyFusionKind(fusion.getKind()))
+               << " kernel over dynamic dims, which tg does not generate yet";
+      emission = emitSymbolicElementwise(fusion, name.str(), options, symbolic);
+    } else
     switch (fusion.getKind()) {
       case ir::FusionKind::elementwise:
         emission = fusion->hasAttr(kInPlaceAttr) ? emitInPlaceUpdate(fusion, name.str(), options)
@@ -212,6 +278,8 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     launch.fusion = name.str();
     launch.dims = emission->dims;
     launch.tensorMaps = emission->tensorMaps;
+    launch.symbolicGrid = emission->symbolicGrid;
+    launch.sizes = emission->sizes;
     for (Value v : fusion.getInputs()) launch.buffers.push_back(bufferOf.lookup(v));
     for (Value v : fusion.getResults()) launch.buffers.push_back(bufferOf.lookup(v));
     for (size_t a = 0; a < emission->argumentByteOffsets.size() && a < launch.buffers.size(); ++a) {
@@ -276,6 +344,21 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     }
     plan.launches.push_back(std::move(launch));
     if (then.kernel >= 0) plan.launches.push_back(std::move(then));
+  }
+  if (symbolic.any()) {
+    // Every arena buffer is placed at each new size (rt::packArena): live from the launch that
+    // makes it to the last that reads it, through the aliases it is read by.
+    std::vector<bool> seen(plan.buffers.size(), false);
+    for (size_t l = 0; l < plan.launches.size(); ++l)
+      for (int b : plan.launches[l].buffers) {
+        while (b >= 0 && plan.buffers[static_cast<size_t>(b)].kind == rt::PlanBuffer::Kind::Alias)
+          b = plan.buffers[static_cast<size_t>(b)].index;
+        if (b < 0 || plan.buffers[static_cast<size_t>(b)].kind != rt::PlanBuffer::Kind::Arena) continue;
+        rt::PlanBuffer& buffer = plan.buffers[static_cast<size_t>(b)];
+        if (!seen[static_cast<size_t>(b)]) buffer.madeAt = static_cast<int>(l);
+        seen[static_cast<size_t>(b)] = true;
+        buffer.lastReadAt = static_cast<int>(l);
+      }
   }
   return plan;
 }

@@ -6,6 +6,7 @@
 #include "tg/Dialect/TgOps.h"
 #include "tg/Runtime/Plan.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,22 @@ struct AttentionShape;
 }  // namespace tg
 
 namespace tg::codegen {
+
+/// The sizes of a function's values as polynomials of its symbols (tg.symbols; none for a
+/// static function): what a kernel over dynamic dims computes its extents from.
+struct SymbolicSizes {
+  std::vector<std::string> names;
+  std::vector<int64_t> lo, hi;  ///< each symbol's range
+  SymbolicSizes() = default;
+  /// `error` receives a malformed tg.symbols' reason.
+  SymbolicSizes(mlir::func::FuncOp func, std::string& error);
+  bool any() const { return !names.empty(); }
+  std::vector<SizeExpr> dims(mlir::Value v) const;
+  SizeExpr numel(mlir::Value v) const;
+  /// The largest value `e` takes over the symbols' ranges (nothing if it overflows).
+  std::optional<int64_t> largest(const SizeExpr& e) const;
+};
+
 
 /// A kernel's source and launch shape. Its single parameter is a struct of pointers: the
 /// fusion's inputs in order, then its results in order.
@@ -34,6 +51,10 @@ struct KernelEmission {
   /// (the scratch of consecutive fusions is the same memory: each kernel waits for the one
   /// before). 0: none.
   size_t scratchBytes = 0;
+  /// Kernels over dynamic dims: the grid's extents (rt::PlanLaunch::symbolicGrid) and the
+  /// 64-bit sizes the kernel takes after its pointers (rt::PlanLaunch::sizes).
+  std::vector<rt::PlanExtent> symbolicGrid;
+  std::vector<SizeExpr> sizes;
   /// A kernel launched right after this one with the same parameters (the combine of a
   /// split-key attention); empty name: none.
   rt::KernelSource then;
@@ -62,6 +83,10 @@ const char* columnsTemplate();
 
 mlir::FailureOr<KernelEmission> emitElementwise(ir::FusionOp fusion, const std::string& name,
                                                 const CodeGenOptions& options);
+/// An elementwise kernel over dynamic dims: its element count a size argument, every input
+/// read at the kernel's own index or a splat (EmitElementwise.cpp).
+mlir::FailureOr<KernelEmission> emitSymbolicElementwise(ir::FusionOp fusion, const std::string& name,
+                                                        const CodeGenOptions& options, const SymbolicSizes& sizes);
 mlir::FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::string& name,
                                               const CodeGenOptions& options);
 /// A row kernel (reductions over the trailing dims with their producers and consumers).
@@ -119,6 +144,7 @@ std::string elementwiseLine(mlir::Operation* op, const ir::OpDescription& d,
 DType dtypeOfValue(mlir::Value v);
 /// 90 for "sm_90a", 80 for "sm_80" (0 if unreadable).
 int archNumber(const std::string& arch);
+/// Elements of `v` (-1 when it has dynamic dims: SymbolicSizes::numel).
 int64_t numelOf(mlir::Value v);
 /// "unsigned" when every index below `bound` fits in 32 bits, else "unsigned long long";
 /// `suffix` receives the matching literal suffix.

@@ -117,14 +117,16 @@ OwningOpRef<ModuleOp> parseTgModuleAtSizes(llvm::StringRef text, llvm::StringRef
     if (failed(ir::entryFunction(*module))) return {};
     return module;
   }
+  if (sizes.empty()) {  // compiled for the symbols' ranges
+    if (failed(ir::entryFunction(*module))) return {};
+    return module;
+  }
   std::vector<int64_t> values;
   for (const std::string& name : symbols->names) {
     auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& s) { return s.first == name; });
     if (it == sizes.end()) {
-      std::string all;
-      for (const std::string& n : symbols->names) all += (all.empty() ? "" : ", ") + n;
-      emitError(first->getLoc()) << "the function has dynamic dims (" << all << "), which tg does not compile yet: "
-                                 << "give each a size to compile it at those sizes (tgc --sizes " << name << "=N,...)";
+      emitError(first->getLoc()) << "sizes were given, but not for '" << name
+                                 << "': give every symbol a size (tgc --sizes " << name << "=N,...)";
       return {};
     }
     values.push_back(it->second);

@@ -14,16 +14,19 @@ LogicalResult verifyTgFunction(func::FuncOp func) {
     return func.emitOpError("is a declaration: tg compiles functions with a body");
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("must have a body of one block");
-  // Dynamic dims (SymbolicTypes.h) verify as IR but are not compiled yet; values inside with
-  // #tg.sizes types need tg.symbols to verify, so this refuses every function that has any.
-  if (func->hasAttr(kSymbolsAttr))
-    return func.emitOpError("has dynamic dims (") << kSymbolsAttr << "), which tg does not compile yet";
+  // Dynamic dims (SymbolicTypes.h): a function with tg.symbols may take and return tensors
+  // with #tg.sizes types (the dialect's verifier checked the symbols and every op on them);
+  // a #tg.sizes type in a function without tg.symbols is refused.
+  std::string symbolsError;
+  const bool symbolic = symbolsOf(func, symbolsError).has_value();
+  if (!symbolsError.empty()) return func.emitOpError(symbolsError);
+  auto whyNot = [&](Type t) { return symbolic && isSymbolic(t) ? whyNotSymbolicTgTensor(t) : whyNotTgTensor(t); };
   FunctionType type = func.getFunctionType();
   for (auto [i, t] : llvm::enumerate(type.getInputs()))
-    if (std::string why = whyNotTgTensor(t); !why.empty())
+    if (std::string why = whyNot(t); !why.empty())
       return func.emitOpError("argument ") << i << " is not a tg tensor: " << why;
   for (auto [i, t] : llvm::enumerate(type.getResults()))
-    if (std::string why = whyNotTgTensor(t); !why.empty())
+    if (std::string why = whyNot(t); !why.empty())
       return func.emitOpError("result ") << i << " is not a tg tensor: " << why;
   for (Operation& op : func.getBody().front())
     if (!isa<TgDialect>(op.getDialect()) && !isa<func::ReturnOp>(op))

@@ -52,7 +52,7 @@ std::string whyNotTgTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor) return text + " is not a ranked tensor";
   if (isa_and_present<SizesAttr>(tensor.getEncoding()))
-    return text + " has dynamic dims (#tg.sizes), which tg does not compile yet";
+    return text + " has dynamic dims (#tg.sizes): only values in a function with tg.symbols may";
   if (!tensor.hasStaticShape()) return text + " is not statically shaped";
   if (tensor.getEncoding()) return text + " has an encoding, which tg does not support";
   std::optional<DType> dtype = dtypeOf(tensor.getElementType());

@@ -7,7 +7,8 @@
 //  - values returned (or aliased by something returned): fresh output buffers on every call;
 //  - everything else: a slice of one per-call arena. Slices are packed first-fit in program
 //    order and freed after their last reader, so temporaries whose lifetimes do not overlap
-//    share memory.
+//    share memory. Values with dynamic dims get 0 bytes here: the symbolic plan packs them
+//    at each new size (EmitPlan.cpp, rt::packArena).
 // A dynamic_update_slice kernel whose input is dead after it (no later reader, not a result,
 // a kernel's result or a donated argument) updates that input in place: its result is an
 // alias of the input (like a reshape) and the kernel writes only the update. Each such kernel
@@ -18,6 +19,7 @@
 #include "tg/Dialect/BufferAssignment.h"
 #include "tg/Dialect/LayoutChain.h"
 #include "tg/Dialect/Locations.h"
+#include "tg/Dialect/SymbolicTypes.h"
 #include "tg/Runtime/ArenaPacking.h"
 #include "tg/Transforms/Passes.h"
 
@@ -39,8 +41,11 @@ namespace tg {
 
 namespace {
 
+/// 0 for a value with dynamic dims: a symbolic plan sizes and packs those at each call
+/// (EmitPlan.cpp), from the lifetimes of its launches.
 int64_t bytesOf(Value v) {
   auto t = cast<RankedTensorType>(v.getType());
+  if (ir::isSymbolic(t)) return 0;
   int64_t elementBits = t.getElementType().getIntOrFloatBitWidth();
   int64_t elementBytes = elementBits == 1 ? 1 : elementBits / 8;  // i1 is stored as a byte
   return t.getNumElements() * elementBytes;

@@ -197,7 +197,9 @@ struct TgFuseAttentionPass final : impl::TgFuseAttentionBase<TgFuseAttentionPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (failed(ir::refuseDynamicDims(getOperation(), "tg-fuse-attention"))) return signalPassFailure();
+    // Over dynamic dims the pattern is left as it is (tg-decompose makes it reductions and
+    // elementwise ops), with a remark on each softmax.
+    const bool symbolic = getOperation()->hasAttr(ir::kSymbolsAttr);
     const int sm = arch.size() > 3 ? std::atoi(arch.c_str() + 3) : 0;
     SmallVector<ir::SoftmaxOp> softmaxes;
     getOperation().walk([&](ir::SoftmaxOp op) {
@@ -206,7 +208,9 @@ struct TgFuseAttentionPass final : impl::TgFuseAttentionBase<TgFuseAttentionPass
     for (ir::SoftmaxOp softmax : softmaxes) {
       Match m;
       bool looks = false;
-      std::string why = matchAttention(softmax, sm, maxCluster, decode, m, looks);
+      std::string why = symbolic ? "the function has dynamic dims (tg.symbols), which the attention kernels do not take yet"
+                                 : matchAttention(softmax, sm, maxCluster, decode, m, looks);
+      looks = looks || symbolic;
       if (why.empty()) {
         buildAttention(m);
         ++numFused;

@@ -27,6 +27,7 @@
 #include "tg/Transforms/Passes.h"
 
 #include "tg/Dialect/RowDomain.h"
+#include "tg/Dialect/SymbolicTypes.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -69,8 +70,11 @@ std::string locText(Location loc) {
 /// Phase 1: the grouping decision, kept separate from the IR so it can be printed and tested.
 class FusionPlan {
  public:
-  FusionPlan(Block& block, bool fuse, bool fuseReductions)
-      : block_(block), fuseReductions_(fuseReductions) {
+  /// `symbolic`: the function has dynamic dims; matmuls then take no epilogue (each is a
+  /// kernel of its own, which tg-select-matmul refuses) and reductions form no row kernels
+  /// (fuseReductions is ignored).
+  FusionPlan(Block& block, bool fuse, bool fuseReductions, bool symbolic)
+      : block_(block), fuseReductions_(fuseReductions && !symbolic), symbolic_(symbolic) {
     decide(fuse);
   }
 
@@ -248,6 +252,7 @@ class FusionPlan {
     if (ma && mb) return "both kernels hold a matmul (one matmul per kernel)";
     ir::MatmulOp mm = ma ? ma : mb;
     if (!mm) return {};
+    if (symbolic_) return "a matmul over dynamic dims (tg.symbols) takes no epilogue yet";
     if (Operation* c = indexedReadOf(a) ? indexedReadOf(a) : indexedReadOf(b))
       return "the " + c->getName().stripDialect().str() + " at " + locText(c->getLoc()) +
              " is computed in an elementwise kernel, not a matmul epilogue";
@@ -337,7 +342,7 @@ class FusionPlan {
         const bool rowRead = !chain.linear && producerRows && isRowBroadcast(chain, *producerRows) &&
                              rowRoleOf(producer, *producerRows) == RowRole::Row;
         std::string reason;
-        if (!isElementwiseOp(producer) && !isa<ir::MatmulOp>(producer) && !rowReduction(producer))
+        if (!classes_.contains(producer))
           reason = "the producer is a '" + producer->getName().getStringRef().str() +
                    "', which runs as its own kernel";
         else if (isIndexedRead(&op))
@@ -377,6 +382,7 @@ class FusionPlan {
 
   Block& block_;
   const bool fuseReductions_;
+  const bool symbolic_;
   llvm::EquivalenceClasses<Operation*> classes_;
   llvm::DenseMap<Operation*, RowDomain> rows_;  // by group leader: the rows a group reduces
   std::vector<Refusal> refusals_;
@@ -487,13 +493,15 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
 
     // Cheap elementwise values read through a broadcast, transpose or slice are recomputed by
     // their readers rather than stored by a kernel of their own (RecomputeThroughLayouts.cpp).
-    if (fuse) {
+    // Not yet over dynamic dims: those steps build types from static shapes.
+    const bool symbolic = getOperation()->hasAttr(ir::kSymbolsAttr);
+    if (fuse && !symbolic) {
       recomputeThroughLayouts(block);
       recomputeIotasThroughLayouts(block);
       recomputeConcatOperands(block);
     }
 
-    FusionPlan plan(block, fuse, fuseReductions);
+    FusionPlan plan(block, fuse, fuseReductions, symbolic);
     std::vector<FusionPlan::Refusal> refused = plan.refusals();
     if (remarks)
       for (const FusionPlan::Refusal& r : refused)
@@ -533,7 +541,10 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
     if (!sortTopologically(&block)) return signalPassFailure();
     for (Operation& op : block)
       if (!isa<ir::FusionOp, ir::ConstantOp, ir::ReshapeOp, func::ReturnOp>(op)) {
-        op.emitOpError("was left outside every kernel by the fuser");
+        if (isa<ir::SizeOp>(op))
+          op.emitOpError("(a size used as a number) is not compiled over dynamic dims yet");
+        else
+          op.emitOpError("was left outside every kernel by the fuser");
         return signalPassFailure();
       }
   }

@@ -510,6 +510,13 @@ struct JitReport {
     /// Why calls run the lambda (and find this graph by its structure) instead of replaying
     /// it: a segment between graph breaks, or a capture tg cannot watch. Empty when replayed.
     std::string notReplayedBecause;
+    /// Compiled once for ranges of sizes (JitOptions::dynamic): its symbols ("batch in [2,
+    /// 256], seq = 1": a fixed one is a variant of its own), the sizes of its last run (what
+    /// peakDeviceBytes is for), and how many times runs changed the sizes (each evaluates the
+    /// sizes again: no compilation). Empty and 0 for a graph of fixed shapes.
+    std::string symbols;
+    std::string lastSizes;
+    uint64_t sizeChanges = 0;
   };
 
   std::string name;
@@ -607,6 +614,7 @@ class TraceRef {
 };
 
 struct Signature;  // JitState.h
+struct Entry;
 
 /// The type-independent part of a jit function: signature cache, tracing, compilation and
 /// execution. Defined in frontend/lib/Jit.cpp.
@@ -636,10 +644,16 @@ class JitCore {
   /// runs it.
   void dispatch(std::span<const Tensor* const> args, std::span<Tensor> results, TraceRef trace,
                 const Loc& site);
-  /// JitOptions::dynamic on a signature not compiled before: checks the sizes against their
-  /// ranges (tg::Error at `site`) and records in the report how the trace's sizes follow the
-  /// symbols (SymbolicTrace.h).
-  void noteSymbolicSizes(const Signature& sig, TraceRef trace, const Loc& site);
+  /// JitOptions::dynamic on a signature no graph serves yet: checks the sizes against their
+  /// ranges (tg::Error at `site`), finds how the trace's sizes follow the symbols
+  /// (SymbolicTrace.h) and compiles one graph for the ranges. The new variant, or null when
+  /// there is none (the report says why; the signature is then compiled for itself).
+  Entry* compileForSizes(const Signature& sig, TraceRef trace, const Loc& site);
+  /// The variant compiled for ranges of sizes that serves `args`, with their symbols' sizes in
+  /// the state's symbolValues; null if none does.
+  Entry* findVariant(std::span<const Tensor* const> args);
+  /// A warning, once, when the function has compiled more graphs than its recompile_limit.
+  void warnIfPastRecompileLimit();
   /// JitOptions::donate against this call: positions within its arguments, no donated tensor
   /// passed twice.
   void checkDonations(std::span<const Tensor* const> args, const Loc& site) const;

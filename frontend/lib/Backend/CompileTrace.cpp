@@ -53,6 +53,47 @@ double msSince(std::chrono::steady_clock::time_point& mark) {
 
 }  // namespace
 
+std::unique_ptr<Program> compileSymbolicTrace(const SymbolicTrace& trace, const JitOptions& options, Device device,
+                                              const std::string& name,
+                                              std::vector<std::pair<std::string, double>>* stagesMs) {
+  std::lock_guard<std::mutex> lock(compiler::compileMutex());
+  auto mark = std::chrono::steady_clock::now();
+  std::vector<std::pair<std::string, double>> times;
+  MLIRContext& context = compiler::sharedContext();
+  std::string whyNot;
+  OwningOpRef<ModuleOp> module = importSymbolicTrace(trace, context, name, whyNot);
+  if (!module) throw Error(whyNot);
+  std::string imported = compiler::printModule(*module);
+  times.emplace_back("import", msSince(mark));
+  rt::Gpu* gpu = device == Device::CUDA ? rt::Gpu::get() : nullptr;
+  if (device == Device::CUDA && !gpu)
+    throw Error("jit: '" + name + "' runs on cuda but no CUDA device is available (" + rt::Gpu::unavailableReason() +
+                ")");
+  compiler::ArtifactSink sink;
+  if (const char* dir = std::getenv("TG_DUMP"); dir && *dir) sink = compiler::directorySink(dir, name + ".sizes");
+  compiler::PipelineOptions pipeline =
+      compiler::pipelineOptionsFor(gpu ? &gpu->info() : nullptr, options.fuse, options.precision);
+  pipeline.fuseReductions = options.fuse_reductions;
+  pipeline.fuseAttention = options.fuse_attention;
+  pipeline.decodeAttention = options.decode_attention;
+  if (device == Device::CUDA) {
+    rt::Plan plan = compiler::compile(*module, pipeline, compiler::Target::Cuda, sink, /*wantPtx=*/static_cast<bool>(sink));
+    times.insert(times.end(), plan.compileStagesMs.begin(), plan.compileStagesMs.end());
+    msSince(mark);
+    const char* profileEnv = std::getenv("TG_PROFILE");
+    const bool profile = options.profile || (profileEnv && std::string_view(profileEnv) == "1");
+    std::unique_ptr<Program> program = makeGpuProgram(std::move(plan), *gpu, std::move(imported), options.cuda_graphs, profile);
+    times.emplace_back("kernels", msSince(mark));
+    if (stagesMs) *stagesMs = std::move(times);
+    return program;
+  }
+  // CPU: the reference interpreter runs the canonicalized symbolic IR at each call's sizes.
+  rt::Plan none = compiler::compile(*module, pipeline, compiler::Target::Reference, sink);
+  times.insert(times.end(), none.compileStagesMs.begin(), none.compileStagesMs.end());
+  if (stagesMs) *stagesMs = std::move(times);
+  return makeInterpretedProgram(std::move(module), std::move(imported));
+}
+
 std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& options,
                                       Device device, const std::string& name,
                                       std::vector<std::pair<std::string, double>>* stagesMs) {

@@ -21,7 +21,8 @@ class GpuProgram : public Program {
       resultTypes_.push_back({p.outputDTypes[i], p.outputShapes[i]});
   }
 
-  void execute(const ProgramInputs& inputs, std::span<Tensor> results, bool replay) override {
+  void execute(const ProgramInputs& inputs, std::span<Tensor> results, bool replay,
+               std::span<const int64_t> symbolValues) override {
     // buffers_ and resultBuffers_ keep their storage between calls: the per-call path
     // allocates only the result buffers and tensors.
     buffers_.clear();
@@ -45,14 +46,17 @@ class GpuProgram : public Program {
       b = std::move(copy);
     }
     try {
-      executor_.run(buffers_, resultBuffers_, replay && cudaGraphs_);
+      executor_.run(buffers_, resultBuffers_, replay && cudaGraphs_, symbolValues);
     } catch (...) {
       buffers_.clear();
       throw;
     }
     buffers_.clear();  // keep no input alive past the call
+    const bool symbolic = !plan.symbols.empty();
     for (size_t i = 0; i < resultBuffers_.size() && i < results.size(); ++i)
-      results[i] = wrapDevice(std::move(resultBuffers_[i]), resultTypes_[i]);
+      results[i] = wrapDevice(std::move(resultBuffers_[i]),
+                              symbolic ? graph::TensorType{resultTypes_[i].dtype, executor_.sizes().outputShapes[i]}
+                                       : resultTypes_[i]);
   }
 
   size_t numResults() const override { return resultTypes_.size(); }
@@ -64,13 +68,24 @@ class GpuProgram : public Program {
     info.cudaGraphLaunches = executor_.cudaGraphLaunches();
     info.cudaGraphParameterUpdates = executor_.cudaGraphParameterUpdates();
     info.peakDeviceBytes = executor_.peakDeviceBytes();
+    info.sizeChanges = executor_.sizeChanges();
+    const rt::Plan& plan = executor_.plan();
+    for (size_t i = 0; i < plan.symbols.size(); ++i) {
+      const rt::PlanSymbol& sym = plan.symbols[i];
+      info.symbols += (i ? ", " : "") + sym.name +
+                      (sym.min == sym.max ? " = " + std::to_string(sym.min)
+                                          : " in [" + std::to_string(sym.min) + ", " + std::to_string(sym.max) + "]");
+    }
+    const std::vector<int64_t>& at = executor_.sizes().values;
+    for (size_t i = 0; i < at.size() && i < plan.symbols.size(); ++i)
+      info.lastSizes += (i ? ", " : "") + plan.symbols[i].name + " = " + std::to_string(at[i]);
     const rt::KernelCache::Stats& k = executor_.kernelStats();
     info.distinctKernels = executor_.plan().kernels.size();
     info.kernelsCompiled = k.misses;
     info.kernelsFromDisk = k.diskHits;
     info.kernelsInMemory = k.hits;
     info.nvrtcMs = k.compileMs;
-    info.updates = executor_.plan().updates;
+    info.updates = plan.updates;
     describeProfile(info);
     if (executor_.profiling())
       info.noCudaGraphReason = "profiling (JitOptions::profile or TG_PROFILE=1) times each launch";

@@ -2,7 +2,12 @@
 #include "tg/Frontend/InterpretedProgram.h"
 
 #include "tg/Frontend/TensorImpl.h"
+#include "tg/Compiler/Context.h"
+#include "tg/Dialect/SymbolicTypes.h"
 #include "tg/Reference/Interpreter.h"
+
+#include <algorithm>
+#include <mutex>
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -20,7 +25,8 @@ class InterpretedProgram : public Program {
     numResults_ = func_.getFunctionType().getNumResults();
   }
 
-  void execute(const ProgramInputs& inputs, std::span<Tensor> results, bool) override {
+  void execute(const ProgramInputs& inputs, std::span<Tensor> results, bool,
+               std::span<const int64_t> symbolValues) override {
     std::vector<ref::HostTensor> hosts;
     hosts.reserve(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -30,7 +36,23 @@ class InterpretedProgram : public Program {
                     "create it on the cpu or move it with .to(tg::Device::CPU)");
       hosts.push_back(hostOf(t));
     }
-    std::vector<ref::HostTensor> values = ref::interpret(func_, hosts);
+    func::FuncOp func = func_;
+    if (func->hasAttr(ir::kSymbolsAttr)) {
+      // Compiled for ranges of sizes: the module at this call's sizes (the last one kept).
+      if (!instance_ || !std::equal(symbolValues.begin(), symbolValues.end(), instanceValues_.begin(),
+                                    instanceValues_.end())) {
+        std::string error;
+        std::lock_guard<std::mutex> lock(compiler::compileMutex());  // the shared context
+        compiler::DiagnosticCollector diagnostics(*module_->getContext());
+        OwningOpRef<ModuleOp> instance = ir::instantiateModule(*module_, symbolValues, error);
+        if (!instance) throw Error("jit: the graph compiled for dynamic dims cannot run at these sizes: " + error);
+        instance_ = std::move(instance);
+        instanceValues_.assign(symbolValues.begin(), symbolValues.end());
+        ++sizeChanges_;
+      }
+      func = *instance_->getOps<func::FuncOp>().begin();
+    }
+    std::vector<ref::HostTensor> values = ref::interpret(func, hosts);
     for (size_t i = 0; i < values.size() && i < results.size(); ++i)
       results[i] = wrapHost(std::move(values[i]));
   }
@@ -39,9 +61,27 @@ class InterpretedProgram : public Program {
   const std::string& ir() const override { return ir_; }
   size_t kernels() const override { return 0; }
 
+  void describe(JitReport::Graph& info) const override {
+    std::string error;
+    std::optional<ir::Symbols> symbols = ir::symbolsOf(func_, error);
+    if (!symbols) return;
+    for (size_t i = 0; i < symbols->names.size(); ++i) {
+      info.symbols += (i ? ", " : "") + symbols->names[i] +
+                      (symbols->min[i] == symbols->max[i]
+                           ? " = " + std::to_string(symbols->min[i])
+                           : " in [" + std::to_string(symbols->min[i]) + ", " + std::to_string(symbols->max[i]) + "]");
+      if (i < instanceValues_.size())
+        info.lastSizes += (i ? ", " : "") + symbols->names[i] + " = " + std::to_string(instanceValues_[i]);
+    }
+    info.sizeChanges = sizeChanges_;
+  }
+
  private:
   OwningOpRef<ModuleOp> module_;
   func::FuncOp func_;
+  OwningOpRef<ModuleOp> instance_;  // a symbolic module at instanceValues_
+  std::vector<int64_t> instanceValues_;
+  uint64_t sizeChanges_ = 0;
   size_t numResults_ = 0;
   std::string ir_;
 };

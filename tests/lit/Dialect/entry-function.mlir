@@ -68,30 +68,13 @@ func.func private @declaration(%x: tensor<4xf32>) -> tensor<4xf32>
 
 // -----
 
-// Dynamic dims verify as IR (tests/lit/Dialect/symbols.mlir) but are not compiled yet: the
-// passes refuse them at the door.
-!x = tensor<?x16xf32, #tg.sizes<[batch, 16]>>
-// expected-error @+1 {{'func.func' op has dynamic dims (tg.symbols), which tg does not compile yet}}
-func.func @dynamic_dims(%x: !x) -> !x attributes {tg.symbols = [#tg.symbol<"batch", 1, 8>]} {
-  %0 = tg.relu %x : !x
-  return %0 : !x
-}
-
-// -----
-
-// Only values inside have dynamic dims: still refused.
-!x = tensor<?xf32, #tg.sizes<[n]>>
-// expected-error @+1 {{'func.func' op has dynamic dims (tg.symbols), which tg does not compile yet}}
-func.func @dynamic_inside(%c: tensor<f32>) -> tensor<f32> attributes {tg.symbols = [#tg.symbol<"n", 1, 8>]} {
-  %0 = tg.broadcast %c dims = [] : tensor<f32> to !x
-  %1 = tg.reduce_sum %0 axes = [0] : !x to tensor<f32>
-  return %1 : tensor<f32>
-}
+// Dynamic dims pass the door (a function with tg.symbols: tests/lit/Transforms/fuse-symbolic.mlir);
+// a #tg.sizes type needs the function's tg.symbols.
 
 // -----
 
 // An argument with dynamic dims in a function without tg.symbols.
-// expected-error @+1 {{'func.func' op argument 0 is not a tg tensor: tensor<?x16xf32, #tg.sizes<[batch, 16]>> has dynamic dims (#tg.sizes), which tg does not compile yet}}
+// expected-error @+1 {{'func.func' op argument 0 is not a tg tensor: tensor<?x16xf32, #tg.sizes<[batch, 16]>> has dynamic dims (#tg.sizes): only values in a function with tg.symbols may}}
 func.func @dynamic_argument(%x: tensor<?x16xf32, #tg.sizes<[batch, 16]>>) {
   return
 }

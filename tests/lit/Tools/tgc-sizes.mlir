@@ -1,9 +1,12 @@
 // A function with dynamic dims (issue 18: tg.symbols, #tg.sizes types, as TG_DUMP writes
-// NAME.symbolic.mlir) is not compiled yet; `tgc --sizes` compiles it at given sizes (the
-// module instantiated there: SymbolicTypes.h's instantiateModule), and says what is missing.
+// NAME.symbolic.mlir) is compiled for its ranges where every kernel can be
+// (tgc-symbolic-plan.mlir); this one has a matmul and a tg.size, which cannot yet. `tgc --sizes` compiles it
+// at given sizes (the module instantiated there: SymbolicTypes.h's instantiateModule), and
+// says what is missing.
 // RUN: tgc dump %s --stage=traced --sizes batch=3,seq=5 --arch=sm_90a | FileCheck %s
 // RUN: tgc dump %s --stage=plan --sizes seq=2,batch=64 --arch=sm_90a | FileCheck %s --check-prefix=PLAN
-// RUN: not tgc dump %s --stage=traced 2>&1 | FileCheck %s --check-prefix=NOSIZES
+// RUN: not tgc dump %s --stage=plan 2>&1 | FileCheck %s --check-prefix=NOSIZES
+// RUN: not tgc dump %s --stage=plan --sizes batch=3 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not tgc dump %s --stage=traced --sizes batch=65,seq=5 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not tgc dump %s --stage=traced --sizes batch=3,seq=5,heads=2 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not tgc dump %s --sizes batch 2>&1 | FileCheck %s --check-prefix=USAGE
@@ -14,7 +17,8 @@
 // CHECK: tg.constant dense<5> : tensor<i32>
 // CHECK-NOT: tg.symbols
 // PLAN: plan @block for sm_90a
-// NOSIZES: error: the function has dynamic dims (batch, seq), which tg does not compile yet: give each a size to compile it at those sizes (tgc --sizes batch=N,...)
+// NOSIZES: 'tg.size' op (a size used as a number) is not compiled over dynamic dims yet
+// MISSING: error: sizes were given, but not for 'seq': give every symbol a size (tgc --sizes seq=N,...)
 // RANGE: error: batch = 65 is outside [1, 64]
 // UNKNOWN: error: a size is given for 'heads', which is not one of the function's tg.symbols
 // USAGE: tgc: error: --sizes takes NAME=N[,NAME=N...] with N >= 1, got 'batch'

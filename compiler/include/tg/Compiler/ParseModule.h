@@ -33,15 +33,17 @@ std::optional<ParserCrash> knownParserCrash(llvm::StringRef text);
 
 /// Parses `text` (named `bufferName` in diagnostics, e.g. the file name) into `context`,
 /// verifies it and checks it with ir::entryFunction. Null on failure, with diagnostics on the
-/// context saying why (a module with dynamic dims: that it needs sizes, see below).
+/// context saying why. A module with dynamic dims is returned as it is (compiled for its
+/// symbols' ranges).
 mlir::OwningOpRef<mlir::ModuleOp> parseTgModule(llvm::StringRef text, llvm::StringRef bufferName,
                                                 mlir::MLIRContext& context);
 
-/// The same for a module whose function may have dynamic dims (`tg.symbols`, issue 18): such a
-/// module is instantiated at `sizes` (each symbol's name and size: SymbolicTypes.h's
-/// instantiateModule) and the static module returned, since tg does not compile dynamic dims
-/// yet. A symbol without a size, a size outside its range, a name the function does not have,
-/// or sizes for a module without dynamic dims are errors.
+/// The same, with a module whose function has dynamic dims (`tg.symbols`, issue 18)
+/// instantiated at `sizes` when any are given (each symbol's name and size: SymbolicTypes.h's
+/// instantiateModule) and the static module returned: tgc's `--sizes`, for functions with
+/// kernels that tg does not generate over dynamic dims yet. With sizes, a symbol without one,
+/// a size outside its range, a name the function does not have, or a module without dynamic
+/// dims are errors.
 mlir::OwningOpRef<mlir::ModuleOp> parseTgModuleAtSizes(llvm::StringRef text, llvm::StringRef bufferName,
                                                        mlir::MLIRContext& context,
                                                        const std::vector<std::pair<std::string, int64_t>>& sizes);

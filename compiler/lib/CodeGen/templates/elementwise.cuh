@@ -1,7 +1,8 @@
 // ---- elementwise kernel skeleton (compiler/lib/CodeGen/templates/elementwise.cuh) ----
 // The emitter defines TG_NAME, TG_BLOCK, TG_UNROLL and `struct TgBody` above this line:
 //   Index            unsigned or unsigned long long, wide enough for kNumel
-//   kNumel           elements in the iteration space (every output has this many)
+//   numel()          elements in the iteration space (every output has this many): the
+//                    constant kNumel, or over dynamic dims a size argument
 //   kVec             elements per 16-byte access of the narrowest tensor (1: no vectors)
 //   Regs             registers for one vector step of every vector-accessed input
 //   aligned()        whether every vector-accessed pointer is 16-byte aligned
@@ -18,7 +19,7 @@ extern "C" __global__ void __launch_bounds__(TG_BLOCK) TG_NAME(const TgBody body
   const Index stride = (Index)gridDim.x * TG_BLOCK;
   Index start = 0;
   if (TgBody::kVec > 1 && body.aligned()) {
-    const Index vecEnd = TgBody::kNumel / TgBody::kVec * TgBody::kVec;
+    const Index vecEnd = body.numel() / TgBody::kVec * TgBody::kVec;
     const Index step = stride * TgBody::kVec;
     for (Index base = tid * TgBody::kVec; base < vecEnd; base += step * TG_UNROLL) {
       TgBody::Regs regs[TG_UNROLL];
@@ -31,5 +32,5 @@ extern "C" __global__ void __launch_bounds__(TG_BLOCK) TG_NAME(const TgBody body
     }
     start = vecEnd;
   }
-  for (Index i = start + tid; i < TgBody::kNumel; i += stride) body.one(i);
+  for (Index i = start + tid; i < body.numel(); i += stride) body.one(i);
 }

@@ -12,6 +12,7 @@
 #include "tg/tg.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,6 +28,8 @@ struct CompiledGraph {
   std::string notReplayedBecause;
 };
 
+struct SymbolicTrace;
+
 class GraphCache {
  public:
   /// Graphs compile with `options`, named after `name` (the first `name`, the Nth after it
@@ -37,6 +40,10 @@ class GraphCache {
   /// that throws leaves nothing behind (the next call tries again).
   CompiledGraph& get(const Trace& trace, Device device);
 
+  /// The graph compiled once for a symbolic trace's ranges of sizes (SymbolicTrace.h) on
+  /// `device`, compiling it unless one with the same structure and `variant` (the sizes it
+  /// holds fixed) was. Throws tg::Error when it cannot be compiled for the ranges.
+  CompiledGraph& getSymbolic(const SymbolicTrace& trace, Device device, const std::string& variant);
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
   size_t size() const { return graphs_.size(); }
@@ -44,6 +51,9 @@ class GraphCache {
   const std::map<std::string, std::unique_ptr<CompiledGraph>>& graphs() const { return graphs_; }
 
  private:
+  /// The graph under `key`, made by `compile` (given its name) on first sight.
+  CompiledGraph& find(const std::string& key, const Trace& trace,
+                      const std::function<std::unique_ptr<Program>(const std::string&, CompiledGraph&)>& compile);
   const JitOptions& options_;
   const std::string& name_;
   std::map<std::string, std::unique_ptr<CompiledGraph>> graphs_;

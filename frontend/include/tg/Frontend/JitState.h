@@ -42,6 +42,14 @@ struct Entry {
   CompiledGraph* graph = nullptr;
   std::vector<Tensor> captures;
   std::vector<CaptureGuard> guards;  ///< one per capture
+  /// Dynamic dims: a graph compiled once for ranges of sizes serves every call whose
+  /// arguments have `signature`'s dtypes, ranks and fixed dims, and whose symbols' sizes are
+  /// in range: `fixed[s]` >= 0 for a symbol this variant holds at one size (a size of 1),
+  /// else -1 (sizes from 2 up to the range's end). symbolOf[i][d]: the symbol of argument i's
+  /// dim d, or -1.
+  bool symbolic = false;
+  std::vector<int64_t> fixed;
+  std::vector<std::vector<int>> symbolOf;
 };
 
 /// What one traced run of the lambda produced (runSegmented).
@@ -63,6 +71,10 @@ struct JitState {
   SourceLoc definedAt;
   std::string name;
   std::vector<std::unique_ptr<Entry>> entries;
+  /// Dynamic dims: the variants compiled once for ranges of sizes (Entry::symbolic), and the
+  /// symbols' sizes in the current call (scratch: the per-call path allocates nothing).
+  std::vector<std::unique_ptr<Entry>> symbolicEntries;
+  std::vector<int64_t> symbolValues;
   Entry* last = nullptr;
   /// Every graph compiled for this function (GraphCache.h).
   GraphCache graphs{options, name};

@@ -37,8 +37,11 @@ class Program {
   virtual ~Program() = default;
   /// Runs on `inputs` and writes its results (numResults() of them) to `results`. `replay`
   /// marks the per-call path of a break-free jit function, which the GPU may launch as a CUDA
-  /// graph; it allocates nothing but the results.
-  virtual void execute(const ProgramInputs& inputs, std::span<Tensor> results, bool replay) = 0;
+  /// graph; it allocates nothing but the results. `symbolValues`: a program compiled for
+  /// ranges of sizes (dynamic dims) runs at these values of its symbols (in the order of
+  /// DynamicDims::symbols); empty for one compiled for fixed shapes.
+  virtual void execute(const ProgramInputs& inputs, std::span<Tensor> results, bool replay,
+                       std::span<const int64_t> symbolValues) = 0;
   virtual size_t numResults() const = 0;
   /// The tg IR that was compiled, as text.
   virtual const std::string& ir() const = 0;
@@ -54,7 +57,7 @@ class Program {
     args.reserve(inputs.size());
     for (const Tensor& t : inputs) args.push_back(&t);
     std::vector<Tensor> results(numResults());
-    execute({args, {}}, results, /*replay=*/false);
+    execute({args, {}}, results, /*replay=*/false, {});
     return results;
   }
 };
@@ -66,6 +69,14 @@ std::string importedIr(const Trace& trace, const std::string& name);
 /// The tg IR of a symbolic trace (TraceImporter.h's importSymbolicTrace), printed; empty with
 /// the reason in `whyNot` when there is none.
 std::string importedSymbolicIr(const SymbolicTrace& trace, const std::string& name, std::string& whyNot);
+
+/// Compiles a symbolic trace (SymbolicTrace.h) once for its symbols' ranges: on CUDA one
+/// symbolic plan (kernels that take the sizes as arguments), on the CPU its symbolic IR, which
+/// the interpreter runs at each call's sizes. Throws tg::Error when a step does not take
+/// dynamic dims yet (the caller then compiles per signature).
+std::unique_ptr<Program> compileSymbolicTrace(const SymbolicTrace& trace, const JitOptions& options, Device device,
+                                              const std::string& name,
+                                              std::vector<std::pair<std::string, double>>* stagesMs = nullptr);
 
 /// Imports `trace` into tg IR, runs the pipeline and returns a runnable program for `device`.
 /// Throws tg::Error on failure.
