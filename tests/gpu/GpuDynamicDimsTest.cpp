@@ -69,6 +69,40 @@ TEST(GpuDynamicDims, AChainCompiledOnceIsRightAtEverySize) {
   }
 }
 
+// Reads through broadcasts over the rows: a bias of the row length, a value of one per row.
+TEST(GpuDynamicDims, BroadcastsOverTheRowsAreRightAtEverySize) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  auto fn = [](const Tensor& x, const Tensor& bias, const Tensor& scale) {
+    return tg::tanh(x + bias) * scale - bias * 0.5f;
+  };
+  auto f = tg::jit(fn, {.dynamic = {{0, 0, tg::Dim("batch", 1, 64)}, {2, 0, tg::Dim("batch", 1, 64)},
+                                    {0, 1, tg::Dim("seq", 1, 512)}, {2, 1, tg::Dim("seq", 1, 512)}}});
+  Tensor bias = tg::randn({24}, DType::F32, 5, Device::CPU);
+  Tensor dbias = bias.to(Device::CUDA);
+  uint64_t seed = 40;
+  for (auto [batch, seq] : std::vector<std::pair<int64_t, int64_t>>{{4, 128}, {3, 7}, {64, 512}, {2, 2}, {17, 31}, {17, 31}, {5, 509}}) {
+    SCOPED_TRACE("batch " + std::to_string(batch) + ", seq " + std::to_string(seq));
+    Tensor x = tg::randn({batch, seq, 24}, DType::F32, seed++, Device::CPU);
+    Tensor scale = tg::randn({batch, seq, 1}, DType::F32, seed++, Device::CPU);
+    Tensor dx = x.to(Device::CUDA), dscale = scale.to(Device::CUDA);
+    Tensor got = f(dx, dbias, dscale);
+    ASSERT_EQ(got.shape(), (tg::Shape{batch, seq, 24}));
+    auto exact = tg::jit(fn);
+    std::string why;
+    EXPECT_TRUE(sameBits(got, exact(dx, dbias, dscale), why)) << why;
+    Tolerance tol;
+    tol.f32Ulps = 8;
+    tol.rel = 1e-5;
+    tol.abs = 1e-5;
+    tol.rule = "tanh within 4 ulp, times a scale, less a bias";
+    compare(got.to(Device::CPU), fn(x, bias, scale), tol);
+  }
+  tg::JitReport r = f.report();
+  EXPECT_EQ(r.graphs.size(), 1u) << r.str();
+  ASSERT_FALSE(r.graphs.empty());
+  EXPECT_EQ(r.graphs[0].kernels, 1u) << r.str();
+}
+
 TEST(GpuDynamicDims, ASweepOfSizesCompilesOncePerVariant) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   auto f = tg::jit([](const Tensor& a, const Tensor& b) { return readmeChain(a, b); },

@@ -12,6 +12,7 @@
 
 #include "tg/Dialect/OpDescription.h"
 #include "tg/Dialect/LayoutChain.h"
+#include "tg/Dialect/SymbolicTypes.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -23,6 +24,48 @@ using namespace mlir;
 namespace tg::codegen {
 
 namespace {
+
+/// Over dynamic dims: the offset into its root at which element `i` of the kernel reads `v`,
+/// a broadcast of a value whose dims are static but for the first (a bias over the rows of
+/// [T, d], a value of one per row of [T, 1] over [T, d], a scalar), or nothing when the read
+/// needs a run-time extent in its index arithmetic. The kernel's shape is split into its
+/// static suffix (inner elements: i % inner indexes it) and the dims before (i / inner, when
+/// they are one dim); reshapes, transposes and slices are taken between static types only.
+std::optional<std::string> symbolicMappedOffset(Value v, const SymbolicSizes& symbolic, const std::string& sfx,
+                                                Value& root) {
+  static const std::string kUnknown = "__run_time_extent";
+  const std::vector<SizeExpr> sizes = symbolic.dims(v);
+  size_t suffix = sizes.size();
+  while (suffix > 0 && sizes[suffix - 1].isConstant()) --suffix;
+  Shape inner(cast<RankedTensorType>(v.getType()).getShape().begin() + static_cast<std::ptrdiff_t>(suffix),
+              cast<RankedTensorType>(v.getType()).getShape().end());
+  int64_t innerCount = 1;
+  for (int64_t e : inner) innerCount *= e;
+  SizeExpr outer(1);
+  for (size_t d = 0; d < suffix; ++d) outer = outer * sizes[d];
+  const std::optional<int64_t> outerBound = symbolic.largest(outer);
+  if (!outerBound || innerCount <= 0) return std::nullopt;
+  const std::string inner_s = std::to_string(innerCount) + sfx;
+  DimIndices idx;
+  idx.shape = Shape(cast<RankedTensorType>(v.getType()).getShape().begin(), cast<RankedTensorType>(v.getType()).getShape().end());
+  for (size_t d = 0; d < suffix; ++d)
+    idx.dims.push_back(suffix == 1 ? IndexExpr::var("(i / " + inner_s + ")", *outerBound + 1)
+                                   : IndexExpr::var(kUnknown, int64_t(1) << 62));
+  DimIndices in = delinearize(IndexExpr::var(innerCount == 1 ? "0" : "(i % " + inner_s + ")", innerCount), inner);
+  idx.dims.insert(idx.dims.end(), in.dims.begin(), in.dims.end());
+  for (Operation* op : traceLayout(v).ops)
+    if (!isa<ir::BroadcastOp>(op) &&
+        (ir::isSymbolic(op->getOperand(0).getType()) || ir::isSymbolic(op->getResult(0).getType())))
+      return std::nullopt;
+  DimIndices at = mapToRoot(v, idx, root);
+  auto rootType = cast<RankedTensorType>(root.getType());
+  for (int64_t d = 1; d < rootType.getRank(); ++d)
+    if (ShapedType::isDynamic(rootType.getDimSize(d))) return std::nullopt;
+  if (rootType.getRank() > 0 && ShapedType::isDynamic(rootType.getDimSize(0))) at.shape[0] = 1;  // (no stride)
+  const std::string offset = linearize(at).str(sfx);
+  if (offset.find(kUnknown) != std::string::npos) return std::nullopt;
+  return offset;
+}
 
 /// Both kinds of elementwise kernel: with `symbolic`, over dynamic dims (the element count a
 /// size argument, every read at the kernel's own index or a splat); else over static shapes.
@@ -69,9 +112,6 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
     for (Value v : op.getOperands()) noteRead(v);
   }
 
-  if (symbolic && !mappedValues.empty())
-    return fusion.emitOpError("reads an input through a broadcast, transpose or slice over dynamic dims, which "
-                              "an elementwise kernel does not do yet");
   std::ostringstream os;
   os << "struct TgBody {\n";
   os << "  typedef " << index << " Index;\n";
@@ -117,15 +157,24 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
   int counter = 0;
   for (Value v : mappedValues) {
     Value root;
-    DimIndices idx = mapToRoot(v, delinearize(IndexExpr::var("i", numel), Shape(
-        cast<RankedTensorType>(v.getType()).getShape().begin(),
-        cast<RankedTensorType>(v.getType()).getShape().end())), root);
+    std::string offset;
+    if (symbolic) {
+      std::optional<std::string> o = symbolicMappedOffset(v, *symbolic, sfx, root);
+      if (!o)
+        return fusion.emitOpError("reads an input through a layout over dynamic dims that an elementwise kernel "
+                                  "does not index yet (a broadcast of a value static but for its first dim is)");
+      offset = *o;
+    } else {
+      DimIndices idx = mapToRoot(v, delinearize(IndexExpr::var("i", numel), Shape(
+          cast<RankedTensorType>(v.getType()).getShape().begin(),
+          cast<RankedTensorType>(v.getType()).getShape().end())), root);
+      offset = linearize(idx).str(sfx);
+    }
     auto arg = cast<BlockArgument>(root);
     std::string n = numbered("m", counter++);
     DType dt = dtypeOfValue(v);
     os << "    const " << computeType(dt) << " " << n << " = "
-       << loadConvert(dt, numbered("in", arg.getArgNumber()) + "[" +
-                              linearize(idx).str(sfx) + "]")
+       << loadConvert(dt, numbered("in", arg.getArgNumber()) + "[" + offset + "]")
        << ";\n";
     names[v] = n;
   }

@@ -493,10 +493,10 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
 
     // Cheap elementwise values read through a broadcast, transpose or slice are recomputed by
     // their readers rather than stored by a kernel of their own (RecomputeThroughLayouts.cpp).
-    // Not yet over dynamic dims: those steps build types from static shapes.
+    // Over dynamic dims, only the first (iotas and concats are not generated there yet).
     const bool symbolic = getOperation()->hasAttr(ir::kSymbolsAttr);
+    if (fuse) recomputeThroughLayouts(block);
     if (fuse && !symbolic) {
-      recomputeThroughLayouts(block);
       recomputeIotasThroughLayouts(block);
       recomputeConcatOperands(block);
     }

@@ -56,10 +56,18 @@ bool commutesWithLayouts(Operation* op) {
   if (isa<ir::IotaOp, ir::ConstantOp>(op) || isIndexedRead(op) || isLayoutOp(op)) return false;
   std::optional<ir::OpDescription> d = ir::describeOp(op);
   if (!d || !graph::isElementwise(d->kind)) return false;
-  auto shape = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
-  for (Value v : op->getOperands())
-    if (cast<RankedTensorType>(v.getType()).getShape() != shape) return false;
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  for (Value v : op->getOperands())  // (over dynamic dims the sizes are the encoding)
+    if (cast<RankedTensorType>(v.getType()).getShape() != type.getShape() ||
+        cast<RankedTensorType>(v.getType()).getEncoding() != type.getEncoding())
+      return false;
   return true;
+}
+
+/// `type`'s shape and sizes (its #tg.sizes encoding over dynamic dims) with `element`.
+RankedTensorType withElement(Type type, Type element) {
+  auto t = cast<RankedTensorType>(type);
+  return RankedTensorType::get(t.getShape(), element, t.getEncoding());
 }
 
 /// The op that defines the value `v` is read from through layout ops (reshapes, broadcasts,
@@ -94,6 +102,10 @@ int pushUp(Operation* layout) {
   SmallVector<Operation*> chain;
   Operation* op = rootThroughLayouts(layout->getResult(0), chain);
   if (!commutesWithLayouts(op) || layout->use_empty()) return 0;
+  // A splat is a constant of the layout's shape, which over dynamic dims no constant has.
+  if (cast<RankedTensorType>(layout->getResult(0).getType()).getEncoding() &&
+      llvm::any_of(op->getOperands(), [](Value v) { return static_cast<bool>(splatValue(v)); }))
+    return 0;
   OpBuilder b(layout);
   IRMapping operandMap;
   SmallVector<Operation*> ends;  // the last op of each copied chain
@@ -114,17 +126,15 @@ int pushUp(Operation* layout) {
       IRMapping m;
       m.map(link->getOperand(0), v);
       Operation* copy = b.clone(*link, m);
-      copy->getResult(0).setType(
-          RankedTensorType::get(cast<RankedTensorType>(link->getResult(0).getType()).getShape(), element));
+      copy->getResult(0).setType(withElement(link->getResult(0).getType(), element));
       v = copy->getResult(0);
     }
     ends.push_back(v.getDefiningOp());
     operandMap.map(operand, v);
   }
   Operation* computed = b.clone(*op, operandMap);
-  computed->getResult(0).setType(RankedTensorType::get(
-      cast<RankedTensorType>(layout->getResult(0).getType()).getShape(),
-      cast<RankedTensorType>(op->getResult(0).getType()).getElementType()));
+  computed->getResult(0).setType(
+      withElement(layout->getResult(0).getType(), cast<RankedTensorType>(op->getResult(0).getType()).getElementType()));
   layout->getResult(0).replaceAllUsesWith(computed->getResult(0));
   for (Operation* link : llvm::reverse(chain))
     if (link->use_empty()) link->erase();
