@@ -3,7 +3,9 @@
 //  GpuDynamicDims.*  tg::jit with JitOptions::dynamic on the GPU (issue 18): a graph whose
 //                    kernels take their sizes as arguments serves every size in the range with
 //                    one compile. At each size (1, primes, non-multiples of the vector width,
-//                    the top of the range), direct and replayed as a CUDA graph whose
+//                    the top of the range), elementwise kernels with broadcasts over the rows
+//                    and row kernels (softmax, layer_norm, an RMS norm) over dynamic rows,
+//                    direct and replayed as a CUDA graph whose
 //                    parameters and grids change in place, the result equals the same
 //                    function compiled for that exact shape bit for bit and the CPU reference
 //                    within the chain's error bound; the recompile count over a sweep of sizes
@@ -16,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -101,6 +104,57 @@ TEST(GpuDynamicDims, BroadcastsOverTheRowsAreRightAtEverySize) {
   EXPECT_EQ(r.graphs.size(), 1u) << r.str();
   ASSERT_FALSE(r.graphs.empty());
   EXPECT_EQ(r.graphs[0].kernels, 1u) << r.str();
+}
+
+// Row kernels over dynamic rows: softmax and layer_norm over rows of 64 (bf16), an RMS norm
+// over rows of 1000 (f32, not a multiple of the vector width), a softmax over rows of 8192.
+TEST(GpuDynamicDims, RowKernelsAreRightAtEverySize) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  auto fn = [](const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, const Tensor& g, const Tensor& z) {
+    Tensor rms = y * tg::rsqrt(tg::mean(y * y, {-1}, true) + 1e-6f) * g;
+    return std::make_tuple(tg::softmax(x, -1), tg::layer_norm(x, w, b), rms, tg::softmax(z, -1));
+  };
+  auto f = tg::jit(fn, {.dynamic = {{0, 0, tg::Dim("batch", 1, 64)}, {0, 1, tg::Dim("seq", 1, 512)},
+                                    {3, 0, tg::Dim("tokens", 1, 4096)}, {5, 0, tg::Dim("heads", 1, 64)}}});
+  Tensor w = tg::cast(tg::randn({64}, DType::F32, 1, Device::CPU), DType::BF16);
+  Tensor b = tg::cast(tg::randn({64}, DType::F32, 2, Device::CPU), DType::BF16);
+  Tensor g = tg::randn({1000}, DType::F32, 3, Device::CPU);
+  Tensor dw = w.to(Device::CUDA), db = b.to(Device::CUDA), dg = g.to(Device::CUDA);
+  uint64_t seed = 60;
+  struct Sizes {
+    int64_t batch, seq, tokens, heads;
+  };
+  for (const Sizes& z : std::vector<Sizes>{{4, 128, 100, 8}, {3, 7, 2, 2}, {64, 512, 4096, 64}, {2, 2, 1013, 5}, {17, 31, 97, 3}, {17, 31, 97, 3}}) {
+    SCOPED_TRACE("batch " + std::to_string(z.batch) + ", seq " + std::to_string(z.seq) + ", tokens " +
+                 std::to_string(z.tokens) + ", heads " + std::to_string(z.heads));
+    Tensor x = tg::cast(tg::randn({z.batch, z.seq, 64}, DType::F32, seed++, Device::CPU) * 3.0f, DType::BF16);
+    Tensor y = tg::randn({z.tokens, 1000}, DType::F32, seed++, Device::CPU);
+    Tensor zz = tg::cast(tg::randn({z.heads, 8192}, DType::F32, seed++, Device::CPU) * 4.0f, DType::BF16);
+    Tensor dx = x.to(Device::CUDA), dy = y.to(Device::CUDA), dz = zz.to(Device::CUDA);
+    auto [s, ln, rms, big] = f(dx, dw, db, dy, dg, dz);
+    auto exact = tg::jit(fn);
+    auto [s2, ln2, rms2, big2] = exact(dx, dw, db, dy, dg, dz);
+    std::string why;
+    EXPECT_TRUE(sameBits(s, s2, why)) << "softmax: " << why;
+    EXPECT_TRUE(sameBits(ln, ln2, why)) << "layer_norm: " << why;
+    EXPECT_TRUE(sameBits(rms, rms2, why)) << "rms: " << why;
+    EXPECT_TRUE(sameBits(big, big2, why)) << "softmax 8192: " << why;
+    auto [rs, rln, rrms, rbig] = fn(x, w, b, y, g, zz);
+    Tolerance bf16;
+    bf16.dtypeUlps = 2;
+    bf16.abs = 1e-3;
+    bf16.rule = "bf16 results of f32 math: 2 ulp of bf16";
+    compare(s.to(Device::CPU), rs, bf16);
+    compare(ln.to(Device::CPU), rln, bf16);
+    compare(big.to(Device::CPU), rbig, bf16);
+    Tolerance f32;
+    f32.rel = 1e-5;
+    f32.abs = 1e-6;
+    f32.rule = "an f32 mean of 1000 squares, rsqrt";
+    compare(rms.to(Device::CPU), rrms, f32);
+  }
+  tg::JitReport r = f.report();
+  EXPECT_EQ(r.graphs.size(), 1u) << r.str();
 }
 
 TEST(GpuDynamicDims, ASweepOfSizesCompilesOncePerVariant) {

@@ -238,14 +238,17 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     const bool overSymbols =
         llvm::any_of(fusion->getOperandTypes(), ir::isSymbolic) || llvm::any_of(fusion->getResultTypes(), ir::isSymbolic);
     if (overSymbols) {
-      // Over dynamic dims: elementwise kernels so far; everything else says what it is.
-      if (fusion.getKind() != ir::FusionKind::elementwise || fusion->hasAttr(kInPlaceAttr) || isTransposeCopy(fusion))
+      // Over dynamic dims: elementwise and row kernels so far; everything else says what it is.
+      if (fusion.getKind() == ir::FusionKind::row)
+        emission = emitRow(fusion, name.str(), options, &symbolic);
+      else if (fusion.getKind() != ir::FusionKind::elementwise || fusion->hasAttr(kInPlaceAttr) || isTransposeCopy(fusion))
         return fusion.emitOpError("is a ")
                << (fusion->hasAttr(kInPlaceAttr) ? "dynamic_update_slice"
                    : isTransposeCopy(fusion)     ? "transpose"
                                                  : ir::stringifyFusionKind(fusion.getKind()))
                << " kernel over dynamic dims, which tg does not generate yet";
-      emission = emitSymbolicElementwise(fusion, name.str(), options, symbolic);
+      else
+        emission = emitSymbolicElementwise(fusion, name.str(), options, symbolic);
     } else
     switch (fusion.getKind()) {
       case ir::FusionKind::elementwise:

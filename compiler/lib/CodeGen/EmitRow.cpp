@@ -57,6 +57,10 @@ struct RowPlan {
 };
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Over dynamic dims, an index the kernel cannot compute without run-time extents: a kernel
+/// whose text holds it is refused (compiled per signature instead).
+constexpr const char* kUnknownIndex = "__run_time_extent";
 int64_t nextPow2(int64_t v) {
   int64_t p = 1;
   while (p < v) p *= 2;
@@ -129,9 +133,12 @@ RowPlan planRows(int64_t length, int narrowBytes, double regsPerElement, bool cl
 /// Writes the body of one row: the names of values in row scope, and per pass the full values.
 class RowWriter {
  public:
-  RowWriter(ir::FusionOp fusion, const RowDomain& d, const std::string& sfx, Precision precision)
-      : fusion_(fusion), shape_(d.shape.begin(), d.shape.end()), rows_(d.rows), length_(d.length),
-        sfx_(sfx), precision_(precision) {
+  /// `symbolic`: the function's sizes when the rows depend on its symbols (R = `rows`, at most
+  /// `rowsBound`); null for static rows.
+  RowWriter(ir::FusionOp fusion, const RowDomain& d, const std::string& sfx, Precision precision,
+            const SymbolicSizes* symbolic, const SizeExpr& rows, int64_t rowsBound)
+      : fusion_(fusion), shape_(d.shape.begin(), d.shape.end()), rows_(rowsBound), length_(d.length),
+        sfx_(sfx), precision_(precision), symbolic_(symbolic), rowsExpr_(rows), rowType_(d.sizes) {
     const auto kept = static_cast<std::ptrdiff_t>(d.shape.size()) - d.reducedDims;
     keptShape_.assign(shape_.begin(), shape_.begin() + kept);
     reducedShape_.assign(shape_.begin() + kept, shape_.end());
@@ -142,10 +149,11 @@ class RowWriter {
     if (auto it = rowNames_.find(v); it != rowNames_.end()) return it->second;
     if (auto splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
     LayoutChain chain = traceLayout(v);
+    // Any layout of a splat is the splat (over dynamic dims a splat is one element, broadcast).
+    if (auto splat = splatValue(chain.root)) return splatLiteral(splat, dtypeOfValue(v));
     // Reshapes, and broadcasts that only add or expand dims of extent 1 (rows of one element),
     // read the same element r.
-    if (chain.root != v && rowNames_.count(chain.root) && !hasTranspose(chain) &&
-        numelOf(chain.root) == numelOf(v))
+    if (chain.root != v && rowNames_.count(chain.root) && !hasTranspose(chain) && sameCount(chain.root, v))
       return rowNames_[chain.root];
     if (isa<BlockArgument>(chain.root)) {
       std::string n = read(v, rowIndex(v), os, "  ");
@@ -160,6 +168,7 @@ class RowWriter {
     if (auto it = names.find(v); it != names.end()) return it->second;
     if (auto splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
     LayoutChain chain = traceLayout(v);
+    if (auto splat = splatValue(chain.root)) return splatLiteral(splat, dtypeOfValue(v));
     std::string n;
     if (auto arg = dyn_cast<BlockArgument>(chain.root); arg && isRowMajorRead(chain)) {
       const int h = heldIndex(arg);
@@ -277,7 +286,7 @@ class RowWriter {
   /// Whether `chain` reads its root (a kernel input) at element r * N + n: only reshapes, of
   /// a value with the rows' element count.
   bool isRowMajorRead(const LayoutChain& chain) const {
-    return numelOf(chain.root) == rows_ * length_ &&
+    return hasCount(chain.root, rowsExpr_ * SizeExpr(length_)) &&
            llvm::all_of(chain.ops, [](Operation* op) { return isa<ir::ReshapeOp>(op); });
   }
   /// Whether `v` (whose layout chain starts at a kernel input) reads element n of it at
@@ -301,10 +310,12 @@ class RowWriter {
   }
   /// The dims of a value of one per row at row r (row-major over its own shape).
   DimIndices rowIndex(Value v) const {
+    if (symbolic_) return symbolicIndex(v, /*full=*/false);
     return delinearize(IndexExpr::var("r", rows_), shapeOf(v));
   }
   /// The dims of a full value at (r, n): the kept dims from r, the reduced ones from n.
   DimIndices fullIndex(Value v) const {
+    if (symbolic_) return symbolicIndex(v, /*full=*/true);
     // A value of another shape with the same elements (a reshape of the rows): row-major.
     if (shapeOf(v) != shape_) return delinearize(IndexExpr::var("r", rows_) * length_ + IndexExpr::var("n", length_), shapeOf(v));
     DimIndices kept = delinearize(IndexExpr::var("r", rows_), keptShape_);
@@ -315,6 +326,44 @@ class RowWriter {
     dims.dims.insert(dims.dims.end(), red.dims.begin(), red.dims.end());
     return dims;
   }
+  /// Over dynamic dims: the dims of `v` at row r (`full`: at (r, n), `v` of S's type). Kept
+  /// dims of size 1 index 0; the one other kept dim, when there is one, indexes r; with
+  /// several, each is an unknown (kUnknownIndex), which makes any read through it an error.
+  DimIndices symbolicIndex(Value v, bool full) const {
+    DimIndices out;
+    out.shape = shapeOf(v);
+    const auto unknown = IndexExpr::var(kUnknownIndex, rows_ + 1);
+    const bool ofS = out.shape == shape_ && cast<RankedTensorType>(v.getType()).getEncoding() == rowType_;
+    if (full && !ofS) {
+      out.dims.assign(out.shape.size(), unknown);
+      return out;
+    }
+    const std::vector<SizeExpr> sizes = symbolic_->dims(v);
+    const size_t kept = full ? shape_.size() - reducedShape_.size() : out.shape.size();
+    int others = 0;
+    for (size_t d = 0; d < kept; ++d) others += sizes[d] != SizeExpr(1);
+    for (size_t d = 0; d < kept; ++d)
+      out.dims.push_back(sizes[d] == SizeExpr(1) ? IndexExpr::constant(0) : others == 1 ? IndexExpr::var("r", rows_) : unknown);
+    if (full) {
+      DimIndices red = delinearize(IndexExpr::var("n", length_), reducedShape_);
+      out.dims.insert(out.dims.end(), red.dims.begin(), red.dims.end());
+    }
+    return out;
+  }
+  bool hasCount(Value v, const SizeExpr& count) const {
+    if (!symbolic_) return count.constant() && numelOf(v) == *count.constant();
+    return symbolic_->numel(v) == count;
+  }
+  bool sameCount(Value a, Value b) const {
+    return symbolic_ ? symbolic_->numel(a) == symbolic_->numel(b) : numelOf(a) == numelOf(b);
+  }
+
+ public:
+  /// Whether `v` has R elements (one per row), or R x N (a full value's count).
+  bool isPerRow(Value v) const { return hasCount(v, rowsExpr_); }
+  bool isFullCount(Value v) const { return hasCount(v, rowsExpr_ * SizeExpr(length_)); }
+
+ private:
   /// Whether the chain moves elements (a transpose or a slice), so that element r of the
   /// value is not element r of its root.
   static bool hasTranspose(const LayoutChain& chain) {
@@ -327,7 +376,21 @@ class RowWriter {
   /// Loads `v` (whose layout chain starts at a kernel input) at `idx`, as a named local.
   std::string read(Value v, DimIndices idx, std::ostream& os, const char* indent) {
     Value root;
+    // Over dynamic dims, only broadcasts between types that depend on the symbols (the
+    // index arithmetic of reshapes, transposes and slices of such types needs run-time
+    // extents): anything else reads at an unknown index, an error.
+    if (symbolic_)
+      for (Operation* op : traceLayout(v).ops)
+        if (!isa<ir::BroadcastOp>(op) &&
+            (ir::isSymbolic(op->getOperand(0).getType()) || ir::isSymbolic(op->getResult(0).getType())))
+          idx.dims.assign(idx.dims.size(), IndexExpr::var(kUnknownIndex, rows_ + 1));
     DimIndices at = mapToRoot(v, std::move(idx), root);
+    if (symbolic_) {  // a root whose first dim alone depends on the symbols: no extent is needed
+      auto rootType = cast<RankedTensorType>(root.getType());
+      for (int64_t d = 1; d < rootType.getRank(); ++d)
+        if (ShapedType::isDynamic(rootType.getDimSize(d)))
+          at.dims.assign(at.dims.size(), IndexExpr::var(kUnknownIndex, rows_ + 1));
+    }
     const DType dt = dtypeOfValue(v);
     std::string n = numbered("m", counter_++);
     os << indent << "const " << computeType(dt) << " " << n << " = "
@@ -339,10 +402,13 @@ class RowWriter {
 
   ir::FusionOp fusion_;
   Shape shape_;
-  int64_t rows_, length_;
+  int64_t rows_, length_;  // (rows_: at most that many over dynamic dims)
   Shape keptShape_, reducedShape_;
   std::string sfx_;
   Precision precision_;
+  const SymbolicSizes* symbolic_;
+  SizeExpr rowsExpr_;
+  Attribute rowType_;  // S's #tg.sizes over dynamic dims
   llvm::DenseMap<Value, std::string> rowNames_;
   static bool isCostly(graph::OpKind k) {
     using graph::OpKind;
@@ -417,11 +483,13 @@ struct RowText {
 /// Writes the row text of `fusion`; with `keep`, costly full values a later pass needs again
 /// are kept in registers (RowWriter::allowKeeping).
 FailureOr<std::unique_ptr<RowText>> writeRow(ir::FusionOp fusion, const RowDomain& d, const std::string& sfx,
-                                             const CodeGenOptions& options, bool keep) {
+                                             const CodeGenOptions& options, bool keep, const SymbolicSizes* symbolic,
+                                             const SizeExpr& rows, int64_t rowsBound) {
   Block& body = fusion.getBody().front();
   auto yield = cast<ir::YieldOp>(body.getTerminator());
-  const int64_t rows = d.rows, length = d.length;
-  auto text = std::make_unique<RowText>(RowWriter(fusion, d, sfx, options.precision));
+  const int64_t length = d.length;
+  auto text =
+      std::make_unique<RowText>(RowWriter(fusion, d, sfx, options.precision, symbolic, rows, rowsBound));
   RowWriter& w = text->writer;
   w.allowKeeping(keep);
   std::vector<Pass>& passes = text->passes;
@@ -462,7 +530,7 @@ FailureOr<std::unique_ptr<RowText>> writeRow(ir::FusionOp fusion, const RowDomai
       continue;
     }
     if (!graph::isElementwise(desc->kind)) return op.emitOpError("cannot be generated in a row kernel");
-    if (numelOf(op.getResult(0)) != rows) continue;  // a full op: computed where a pass needs it
+    if (!w.isPerRow(op.getResult(0))) continue;  // a full op: computed where a pass needs it
     std::vector<std::string> operands;
     for (Value v : op.getOperands()) {
       FailureOr<std::string> r = w.rowValue(v, rowScope);
@@ -481,7 +549,7 @@ FailureOr<std::unique_ptr<RowText>> writeRow(ir::FusionOp fusion, const RowDomai
   w.beginPass();
   for (auto [j, v] : llvm::enumerate(yield.getValues())) {
     const DType dt = dtypeOfValue(v);
-    if (numelOf(v) == rows * length) {  // (with N = 1 a row value is stored this way too)
+    if (w.isFullCount(v)) {  // (with N = 1 a row value is stored this way too)
       FailureOr<std::string> r = w.fullValue(storedValue(v, dt), names, outElement);
       if (failed(r)) return failure();
       const std::string y = numbered("y", static_cast<long long>(j));
@@ -525,7 +593,8 @@ RowPlan planFor(ir::FusionOp fusion, const RowText& t, int64_t length, const Cod
 
 }  // namespace
 
-FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, const CodeGenOptions& options) {
+FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, const CodeGenOptions& options,
+                                  const SymbolicSizes* symbolic) {
   Block& body = fusion.getBody().front();
   auto yield = cast<ir::YieldOp>(body.getTerminator());
   Operation* first = nullptr;
@@ -536,17 +605,28 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     }
   if (!first) return fusion.emitOpError("is a row kernel without a reduction");
   const RowDomain d = *rowDomainOf(first);  // the verifier checked every reduction's rows
-  const int64_t rows = d.rows, length = d.length;
+  if (d.symbolic() != (symbolic != nullptr))
+    return fusion.emitOpError(d.symbolic() ? "has rows over dynamic dims, but the function has no tg.symbols"
+                                           : "has static rows in a kernel generated for dynamic dims");
+  // Over dynamic dims R is a size argument (rows_), at most rowsBound; else a constant.
+  std::vector<std::string> names = symbolic ? symbolic->names : std::vector<std::string>{};
+  const SizeExpr rowsExpr = rowCount(fusion->getContext(), d, names);
+  if (symbolic && names.size() != symbolic->names.size())
+    return fusion.emitOpError("has rows whose sizes name symbols the function does not have");
+  const std::optional<int64_t> largestRows = symbolic ? symbolic->largest(rowsExpr) : std::optional<int64_t>(d.rows);
+  if (!largestRows) return fusion.emitOpError("has a row count that overflows 64 bits in its symbols' ranges");
+  const int64_t rows = *largestRows, length = d.length;
   std::string sfx;
   // Row indices run past kRows by at most a grid's worth of rows (the stride loop).
   const std::string index = indexType(rows * length + int64_t(options.smCount) * 32 * 128 + 64, sfx);
 
   // Values are kept only while the row stays on chip.
-  FailureOr<std::unique_ptr<RowText>> written = writeRow(fusion, d, sfx, options, /*keep=*/true);
+  FailureOr<std::unique_ptr<RowText>> written =
+      writeRow(fusion, d, sfx, options, /*keep=*/true, symbolic, rowsExpr, rows);
   if (failed(written)) return failure();
   RowPlan plan = planFor(fusion, **written, length, options);
   if (plan.looped && !(*written)->writer.kept().empty()) {
-    written = writeRow(fusion, d, sfx, options, /*keep=*/false);
+    written = writeRow(fusion, d, sfx, options, /*keep=*/false, symbolic, rowsExpr, rows);
     if (failed(written)) return failure();
     plan = planFor(fusion, **written, length, options);
   }
@@ -630,7 +710,8 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   std::ostringstream os;
   os << "struct TgBody {\n";
   os << "  typedef " << index << " Index;\n";
-  os << "  static constexpr Index kRows = " << rows << sfx << ", kLength = " << length << sfx << ";\n";
+  if (!symbolic) os << "  static constexpr Index kRows = " << rows << sfx << ";\n";
+  os << "  static constexpr Index kLength = " << length << sfx << ";\n";
   os << "  static constexpr int kVec = " << plan.vec << ", kItems = " << plan.items
      << ", kLanes = " << int64_t(plan.group) * plan.cluster << ";\n";
   os << "  static constexpr Index kChunk = (Index)kItems * kVec * kLanes;\n";
@@ -639,6 +720,9 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
     os << "  const " << storageType(dtypeOfValue(arg)) << "* __restrict__ in" << arg.getArgNumber() << ";\n";
   for (auto [j, v] : llvm::enumerate(yield.getValues()))
     os << "  " << storageType(dtypeOfValue(v)) << "* __restrict__ out" << j << ";\n";
+  // R: a size argument after the pointers (rt::PlanLaunch::sizes), or kRows.
+  if (symbolic) os << "  long long rows_;\n";
+  os << "  __device__ __forceinline__ Index rows() const { return " << (symbolic ? "(Index)rows_" : "kRows") << "; }\n";
   os << "  __device__ __forceinline__ bool aligned() const {\n    return true";
   for (unsigned arg : w.held()) os << " && tg_aligned16(in" << arg << ")";
   for (unsigned arg : w.columns()) os << " && tg_aligned16(in" << arg << ")";
@@ -651,7 +735,8 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
       row.str() + "}\n";
 
   std::ostringstream summary;
-  summary << "row: " << rows << " row(s) of " << length << " element(s), " << plan.group
+  summary << "row: " << (symbolic ? rowsExpr.str(symbolic->names) : std::to_string(rows)) << " row(s) of "
+          << length << " element(s), " << plan.group
           << " thread(s) per row";
   if (plan.cluster > 1) summary << " in each of a cluster of " << plan.cluster << " blocks";
   summary << ", " << plan.items << " vector(s) of " << plan.vec << " per thread";
@@ -666,12 +751,23 @@ FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name, 
   defines << "#define TG_BLOCK " << plan.block << "\n#define TG_GROUP " << plan.group
           << "\n#define TG_CLUSTER " << plan.cluster << "\n#define TG_SLOTS " << text.slots << "\n";
   e.kernel.source = kernelHeader(name, summary.str()) + defines.str() + os.str() + clusterTemplate() + rowTemplate() + rowDefinition;
+  if (e.kernel.source.find(kUnknownIndex) != std::string::npos)
+    return fusion.emitOpError("reads a value through a layout over dynamic dims that a row kernel does not index "
+                              "yet (rows of one dim that depends on the symbols, broadcasts of static values are)");
   int64_t blocks;
+  const int64_t perBlock = plan.block / plan.group;
   if (plan.cluster > 1) {
     blocks = std::max<int64_t>(1, rows) * plan.cluster;  // one cluster per row
   } else {
-    const int64_t perBlock = plan.block / plan.group;
     blocks = std::max<int64_t>(1, std::min<int64_t>(ceilDiv(rows, perBlock), int64_t(options.smCount) * 32));
+  }
+  if (symbolic) {  // the same grid, from R at each call
+    blocks = plan.cluster;
+    if (plan.cluster > 1)
+      e.symbolicGrid.push_back({rowsExpr * SizeExpr(plan.cluster), 1, (int64_t(1) << 31) - 1});
+    else
+      e.symbolicGrid.push_back({rowsExpr, perBlock, int64_t(options.smCount) * 32});
+    e.sizes.push_back(rowsExpr);
   }
   if (failed(setGrid(e, fusion, blocks))) return failure();
   e.dims.block[0] = plan.block;

@@ -91,7 +91,7 @@ mlir::FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::st
                                               const CodeGenOptions& options);
 /// A row kernel (reductions over the trailing dims with their producers and consumers).
 mlir::FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name,
-                                        const CodeGenOptions& options);
+                                        const CodeGenOptions& options, const SymbolicSizes* symbolic = nullptr);
 /// An attention kernel (softmax(modify(q @ k^T)) @ v, tg-fuse-attention; EmitAttention.cpp).
 mlir::FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& name,
                                               const CodeGenOptions& options);

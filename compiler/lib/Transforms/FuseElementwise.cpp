@@ -62,6 +62,16 @@ int64_t resultNumel(Operation* op) {
   return cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
 }
 
+/// The element count of `op`'s result, and R of `rows`, as text (polynomials over dynamic dims).
+std::string numelText(Operation* op) {
+  std::vector<std::string> names;
+  return elementCount(op->getResult(0).getType(), names).str(names);
+}
+std::string rowsText(MLIRContext* context, const RowDomain& rows) {
+  std::vector<std::string> names;
+  return rowCount(context, rows, names).str(names);
+}
+
 std::string locText(Location loc) {
   SourceLoc s = ir::sourceLocOf(loc);
   return s.known() ? s.str() : std::string("<unknown>");
@@ -71,10 +81,9 @@ std::string locText(Location loc) {
 class FusionPlan {
  public:
   /// `symbolic`: the function has dynamic dims; matmuls then take no epilogue (each is a
-  /// kernel of its own, which tg-select-matmul refuses) and reductions form no row kernels
-  /// (fuseReductions is ignored).
+  /// kernel of its own, which tg-select-matmul refuses).
   FusionPlan(Block& block, bool fuse, bool fuseReductions, bool symbolic)
-      : block_(block), fuseReductions_(fuseReductions && !symbolic), symbolic_(symbolic) {
+      : block_(block), fuseReductions_(fuseReductions), symbolic_(symbolic) {
     decide(fuse);
   }
 
@@ -189,8 +198,8 @@ class FusionPlan {
     std::optional<RowDomain> ra = rowsOf(a), rb = rowsOf(b);
     if (!ra && !rb) return {};
     if (ra && rb && !(*ra == *rb))
-      return "the two kernels reduce different rows (" + std::to_string(ra->rows) + " x " +
-             std::to_string(ra->length) + " and " + std::to_string(rb->rows) + " x " +
+      return "the two kernels reduce different rows (" + rowsText(a->getContext(), *ra) + " x " +
+             std::to_string(ra->length) + " and " + rowsText(a->getContext(), *rb) + " x " +
              std::to_string(rb->length) + ")";
     const RowDomain& rows = ra ? *ra : *rb;
     if (Operation* c = indexedReadOf(a) ? indexedReadOf(a) : indexedReadOf(b))
@@ -204,8 +213,8 @@ class FusionPlan {
       for (Operation* m : members(side))
         if (rowRoleOf(m, rows) == RowRole::None)
           return "'" + m->getName().getStringRef().str() + "' at " + locText(m->getLoc()) +
-                 " has " + std::to_string(resultNumel(m)) + " elements, neither the reduced " +
-                 "rows' shape nor one per row (" + std::to_string(rows.rows) + ")";
+                 " has " + numelText(m) + " elements, neither the reduced " +
+                 "rows' shape nor one per row (" + rowsText(m->getContext(), rows) + ")";
     return {};
   }
 
@@ -284,6 +293,7 @@ class FusionPlan {
     if (rows && isFewLongRows(*rows)) return std::nullopt;
     return rows;
   }
+  /// (Over dynamic dims R is not known here: rows longer than that stay a kernel of their own.)
   static bool isFewLongRows(const RowDomain& rows) { return rows.rows < 8 && rows.length > 16384; }
 
   void decide(bool fuse) {
@@ -303,7 +313,7 @@ class FusionPlan {
         std::optional<RowDomain> rows = reduction ? rowDomainOf(&op) : std::nullopt;
         const std::string why =
             rows && fuseReductions_
-                ? "a '" + op.getName().getStringRef().str() + "' over " + std::to_string(rows->rows) +
+                ? "a '" + op.getName().getStringRef().str() + "' over " + rowsText(op.getContext(), *rows) +
                       " long row(s) of " + std::to_string(rows->length) +
                       " runs split over blocks as its own kernel, reading its operand from memory"
             : reduction && fuseReductions_

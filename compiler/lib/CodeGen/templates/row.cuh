@@ -6,7 +6,7 @@
 //   TG_CLUSTER             blocks that share a row (a thread-block cluster; 1: none)
 //   TG_SLOTS               reductions per row (each has its own shared-memory slot)
 // and `struct TgBody` (its row() after this file, since it calls the helpers below) with
-//   Index, kRows           the index type and the number of rows
+//   Index, rows()          the index type and the number of rows (kRows, or a size argument)
 //   aligned()              whether every vector-accessed pointer is 16-byte aligned
 //   row(r, lane, live, vec) everything of row r, computed by its TG_GROUP * TG_CLUSTER
 //                          threads (lane = the thread's place among them); it stores only if
@@ -161,7 +161,7 @@ extern "C" __global__ void __cluster_dims__(TG_CLUSTER, 1, 1) __launch_bounds__(
   // One cluster per row. (Clusters striding over the rows, as many as the GPU holds at once,
   // measured slower on the H200: RESULTS.md, 2026-12-02 15:10.)
   const Index r = (Index)blockIdx.x / TG_CLUSTER;
-  if (r >= TgBody::kRows) return;  // the whole cluster, so no barrier waits
+  if (r >= body.rows()) return;  // the whole cluster, so no barrier waits
   body.row(r, (int)(tg_cluster_rank() * TG_GROUP + threadIdx.x), true, body.aligned());
   // The other blocks may still read this one's shared memory. Nothing to order (relaxed): a
   // release here would wait for this block's global stores.
@@ -174,11 +174,11 @@ extern "C" __global__ void __launch_bounds__(TG_BLOCK) TG_NAME(const TgBody body
   constexpr int kGroupsPerBlock = TG_BLOCK / TG_GROUP;
   const int lane = threadIdx.x % TG_GROUP;
   const bool vec = body.aligned();
-  for (Index r0 = (Index)blockIdx.x * kGroupsPerBlock; r0 < TgBody::kRows;
+  for (Index r0 = (Index)blockIdx.x * kGroupsPerBlock; r0 < body.rows();
        r0 += (Index)gridDim.x * kGroupsPerBlock) {
     const Index r = r0 + threadIdx.x / TG_GROUP;
-    const bool live = r < TgBody::kRows;
-    body.row(live ? r : TgBody::kRows - 1, lane, live, vec);
+    const bool live = r < body.rows();
+    body.row(live ? r : body.rows() - 1, lane, live, vec);
 #if TG_GROUP > 32 && TG_SLOTS < 2
     __syncthreads();  // the next row's reduction reuses the shared memory this one read
 #endif
