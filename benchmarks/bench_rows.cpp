@@ -6,14 +6,17 @@
 // once and the output written once (weights included). Names are
 // <case>/<dtype>/<R>x<N>/<variant>: `fused` is the default (one row kernel), `apart` keeps
 // every reduction a kernel of its own (JitOptions::fuse_reductions = false, tg before row
-// kernels), timed for a few shapes. compare_torch.py times the same cases in PyTorch. Last,
-// column sums (`sum(x, {0})`, templates/columns.cuh) of about 256 MiB.
+// kernels), timed for a few shapes. compare_torch.py times the same cases in PyTorch. Then
+// dynamic/<case>/bf16/<R>x4096/<static|dynamic>: softmax and layer_norm compiled once for R in
+// [1, 65536] against compiled for R (issue 18). Last, column sums (`sum(x, {0})`,
+// templates/columns.cuh) of about 256 MiB.
 //
 //===----------------------------------------------------------------------===//
 #include "BenchCase.h"
 #include "graphs.h"
 
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -37,6 +40,19 @@ void BM_Row(benchmark::State& state, Norm norm, DType dt, int64_t rows, int64_t 
                          2 * x + double(width) * e);
       break;
   }
+}
+
+/// The row kernels compiled once for R in [1, 65536] (JitOptions::dynamic on the rows) against
+/// the same compiled for R itself: dynamic/<case>/<dtype>/<R>x<N>/<static|dynamic>.
+void BM_RowDynamic(benchmark::State& state, Norm norm, DType dt, int64_t rows, int64_t width, bool dynamic) {
+  tg::JitOptions options;
+  if (dynamic) options.dynamic = {{0, 0, tg::Dim("rows", 1, 65536)}};
+  const double e = static_cast<double>(tg::dtype_size(dt)), x = double(rows) * double(width) * e;
+  if (norm == Norm::Softmax)
+    tgbench::timeGraph(state, tg_graphs::softmax_rows, {{{rows, width}, dt}}, options, 2 * x);
+  else
+    tgbench::timeGraph(state, tg_graphs::layer_norm_rows, {{{rows, width}, dt}, {{width}, dt}, {{width}, dt}},
+                       options, 2 * x + 2 * double(width) * e);
 }
 
 void registerRow(const char* name, Norm norm, DType dt, int64_t rows, int64_t width, bool rowKernels) {
@@ -63,6 +79,16 @@ const bool registered = [] {
       registerRow(n.name, n.norm, dt, 5000, 777, true);
       registerRow(n.name, n.norm, dt, 5000, 777, false);
     }
+  for (const auto& n : {std::make_pair("softmax", Norm::Softmax), std::make_pair("layer_norm", Norm::LayerNorm)})
+    for (int64_t rows : {64, 2048, 65536})
+      for (bool dynamic : {false, true}) {
+        const std::string full = std::string("dynamic/") + n.first + "/bf16/" + std::to_string(rows) + "x4096/" +
+                                 (dynamic ? "dynamic" : "static");
+        benchmark::RegisterBenchmark(full.c_str(), BM_RowDynamic, n.second, DType::BF16, rows, int64_t(4096), dynamic)
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMicrosecond);
+      }
   registerRow("softmax", Norm::Softmax, DType::BF16, 32768, 4096, true);
   registerRow("softmax", Norm::Softmax, DType::BF16, 32768, 4096, false);
   // Column sums (a reduction over the leading dim: templates/columns.cuh), about 256 MiB.

@@ -425,11 +425,12 @@ struct JitOptions {
   /// Argument dims whose sizes may change between calls within their Dim's range:
   /// `{.dynamic = {{0, 0, tg::Dim("batch", 1, 256)}, {0, 1, tg::Dim("seq", 1, 8192)}}}`. A call
   /// whose size of such a dim is outside its range, or whose dims of one Dim differ, is a
-  /// tg::Error naming the argument, the dim and the range. (In progress, issue 18: the sizes
-  /// are checked, but each new combination of sizes is still compiled for itself; the report's
-  /// `dynamicDims` and `symbolicSizes` show what a symbolic compile would take. At each new
-  /// signature the lambda is traced at a few other sizes too, so its host side effects run
-  /// that often.)
+  /// tg::Error naming the argument, the dim and the range. One compile serves every size from
+  /// 2 in the ranges (a size of 1 is a variant of its own): kernels take the sizes as
+  /// arguments. In progress (issue 18): graphs of elementwise and row kernels compile so; one
+  /// with a matmul, attention or another reduction is compiled per size, and the report's
+  /// `symbolicSizes` say why. At a compile the lambda is traced at a few other sizes too, so
+  /// its host side effects run that often.
   std::vector<DynamicDim> dynamic = {};
 };
 

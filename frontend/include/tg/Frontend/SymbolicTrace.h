@@ -45,7 +45,8 @@ struct SymbolicTrace {
   Trace trace;
   std::vector<SymbolicNode> nodes;
   /// The symbols' names (DynamicDims::names()), for printing, and the sizes this trace holds
-  /// for: each symbol's range, or for a fixed one its size in the call.
+  /// for: each symbol's range from 2 (a size of 1 broadcasts where larger ones do not), or for
+  /// a fixed one its size in the call.
   std::vector<std::string> names;
   std::vector<int64_t> min, max;
   /// The symbols that stay fixed in this trace: a symbol of size 1 in the call (a size of 1
