@@ -97,10 +97,10 @@ void Executor::resize(std::span<const int64_t> values) {
   }
   if (sizeChanges_ > 0 && std::equal(values.begin(), values.end(), sizes_.values.begin(), sizes_.values.end()))
     return;
-  PlanSizes next;
-  next.values.reserve(values.size());
-  evaluatePlanSizes(plan_, values, next);  // throws before anything changes
-  sizes_ = std::move(next);
+  // Into the spare, then swapped: a refused run changes nothing, and the storage of both is
+  // reused (no allocation for the vectors once each has been filled).
+  evaluatePlanSizes(plan_, values, spareSizes_);
+  std::swap(sizes_, spareSizes_);
   ++sizeChanges_;
 }
 

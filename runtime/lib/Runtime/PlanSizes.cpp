@@ -26,28 +26,28 @@ std::vector<std::string> namesOf(const Plan& plan) {
 }  // namespace
 
 void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSizes& out) {
-  const std::string where = "plan '" + plan.name + "'";
+  auto where = [&] { return "plan '" + plan.name + "'"; };
   if (values.size() != plan.symbols.size())
-    throw Error(where + " has " + std::to_string(plan.symbols.size()) + " symbol(s)" +
+    throw Error(where() + " has " + std::to_string(plan.symbols.size()) + " symbol(s)" +
                 (plan.symbols.empty() ? "" : " (" + symbolNames(plan) + ")") + " but the run passed " +
                 std::to_string(values.size()) + " value(s)");
   for (size_t i = 0; i < values.size(); ++i) {
     const PlanSymbol& s = plan.symbols[i];
     if (values[i] < s.min || values[i] > s.max)
-      throw Error(where + ": " + s.name + " = " + std::to_string(values[i]) + " is outside its range [" +
+      throw Error(where() + ": " + s.name + " = " + std::to_string(values[i]) + " is outside its range [" +
                   std::to_string(s.min) + ", " + std::to_string(s.max) + "]");
   }
-  auto eval = [&](const SizeExpr& e, const std::string& what) -> int64_t {
+  // `describe` names the size for the error only: no string is built on the way (this runs at
+  // every run whose sizes changed, inside the per-call budget).
+  auto eval = [&](const SizeExpr& e, auto describe) -> int64_t {
     std::optional<int64_t> v = e.evaluate(values);
-    if (!v || *v < 0)
-      throw Error(where + ": " + what + " = " + e.str(namesOf(plan)) + " is " +
-                  (v ? std::to_string(*v) : std::string("beyond 64-bit integers")) + " at " + [&] {
-                    std::string at;
-                    for (size_t i = 0; i < values.size(); ++i)
-                      at += (i ? ", " : "") + plan.symbols[i].name + " = " + std::to_string(values[i]);
-                    return at.empty() ? std::string("no symbols") : at;
-                  }());
-    return *v;
+    if (v && *v >= 0) return *v;
+    std::string at;
+    for (size_t i = 0; i < values.size(); ++i)
+      at += (i ? ", " : "") + plan.symbols[i].name + " = " + std::to_string(values[i]);
+    throw Error(where() + ": " + describe() + " = " + e.str(namesOf(plan)) + " is " +
+                (v ? std::to_string(*v) : std::string("beyond 64-bit integers")) + " at " +
+                (at.empty() ? std::string("no symbols") : at));
   };
 
   out.values.assign(values.begin(), values.end());
@@ -60,7 +60,7 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
     const PlanBuffer& b = plan.buffers[i];
     size_t bytes = b.bytes;
     if (b.symbolicBytes) {
-      bytes = static_cast<size_t>(eval(*b.symbolicBytes, "the bytes of buffer " + std::to_string(i)));
+      bytes = static_cast<size_t>(eval(*b.symbolicBytes, [&] { return "the bytes of buffer " + std::to_string(i); }));
     } else if (b.kind == PlanBuffer::Kind::Alias && b.index >= 0 && static_cast<size_t>(b.index) < i &&
                plan.buffers[b.index].symbolicBytes) {
       const size_t base = out.bufferBytes[b.index];
@@ -75,15 +75,23 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
   }
   out.arenaBytes = plan.arenaBytes;
   if (!plan.symbols.empty()) {
-    // packArena takes the requests in program order.
-    std::vector<size_t> order(requests.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return requests[a].first < requests[b].first; });
-    std::vector<ArenaRequest> sorted;
-    sorted.reserve(order.size());
-    for (size_t k : order) sorted.push_back(requests[k]);
-    ArenaLayout layout = packArena(sorted);
-    for (size_t k = 0; k < order.size(); ++k) out.bufferOffsets[arenaBuffers[order[k]]] = static_cast<size_t>(layout.offsets[k]);
+    // packArena takes the requests in program order (the buffers usually are already).
+    auto byFirst = [](const ArenaRequest& a, const ArenaRequest& b) { return a.first < b.first; };
+    if (!std::is_sorted(requests.begin(), requests.end(), byFirst)) {
+      std::vector<size_t> order(requests.size());
+      std::iota(order.begin(), order.end(), size_t(0));
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return requests[a].first < requests[b].first; });
+      std::vector<ArenaRequest> sortedRequests;
+      std::vector<size_t> sortedBuffers;
+      for (size_t k : order) {
+        sortedRequests.push_back(requests[k]);
+        sortedBuffers.push_back(arenaBuffers[k]);
+      }
+      requests = std::move(sortedRequests);
+      arenaBuffers = std::move(sortedBuffers);
+    }
+    const ArenaLayout layout = packArena(requests);
+    for (size_t k = 0; k < arenaBuffers.size(); ++k) out.bufferOffsets[arenaBuffers[k]] = static_cast<size_t>(layout.offsets[k]);
     out.arenaBytes = static_cast<size_t>(layout.bytes);
   }
 
@@ -95,20 +103,20 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
     dims = launch.dims;
     for (size_t d = 0; d < launch.symbolicGrid.size() && d < 3; ++d) {
       const PlanExtent& x = launch.symbolicGrid[d];
-      const std::string what = "grid axis " + std::string(1, "xyz"[d]) + " of launch " + std::to_string(l);
+      auto what = [&] { return "grid axis " + std::string(1, "xyz"[d]) + " of launch " + std::to_string(l); };
       const int64_t work = eval(x.work, what);
       const int64_t per = std::max<int64_t>(x.per, 1);
       const int64_t blocks = std::clamp<int64_t>(work / per + (work % per != 0), 1, std::max<int64_t>(x.cap, 1));
       const int64_t limit = d == 0 ? (int64_t(1) << 31) - 1 : 65535;
       if (blocks > limit)
-        throw Error(where + ": " + what + " needs " + std::to_string(blocks) + " blocks, beyond CUDA's limit of " +
+        throw Error(where() + ": " + what() + " needs " + std::to_string(blocks) + " blocks, beyond CUDA's limit of " +
                     std::to_string(limit));
       dims.grid[d] = static_cast<uint32_t>(blocks);
     }
     std::vector<int64_t>& sizes = out.launchSizes[l];
     sizes.resize(launch.sizes.size());
     for (size_t k = 0; k < launch.sizes.size(); ++k)
-      sizes[k] = eval(launch.sizes[k], "size argument " + std::to_string(k) + " of launch " + std::to_string(l));
+      sizes[k] = eval(launch.sizes[k], [&] { return "size argument " + std::to_string(k) + " of launch " + std::to_string(l); });
   }
 
   out.outputShapes.resize(plan.outputs.size());
@@ -117,7 +125,7 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
       Shape& shape = out.outputShapes[r];
       shape.resize(plan.symbolicOutputShapes[r].size());
       for (size_t d = 0; d < shape.size(); ++d)
-        shape[d] = eval(plan.symbolicOutputShapes[r][d], "dim " + std::to_string(d) + " of result " + std::to_string(r));
+        shape[d] = eval(plan.symbolicOutputShapes[r][d], [&] { return "dim " + std::to_string(d) + " of result " + std::to_string(r); });
     } else if (r < plan.outputShapes.size()) {
       out.outputShapes[r] = plan.outputShapes[r];
     }

@@ -107,6 +107,7 @@ class Executor {
   std::vector<std::shared_ptr<DeviceBuffer>> constants_;  // per buffer (Constant kind only)
   std::shared_ptr<DeviceBuffer> arena_;                   // temporaries, reused by every run
   PlanSizes sizes_;          // the plan's numbers at the last run's symbol values
+  PlanSizes spareSizes_;     // the ones before: evaluated into, then swapped
   uint64_t sizeChanges_ = 0;
   // Scratch reused by every run (no allocation on the per-call path).
   std::vector<std::shared_ptr<DeviceBuffer>> owners_;
