@@ -29,8 +29,8 @@ namespace {
 /// a broadcast of a value whose dims are static but for the first (a bias over the rows of
 /// [T, d], a value of one per row of [T, 1] over [T, d], a scalar), or nothing when the read
 /// needs a run-time extent in its index arithmetic. The kernel's shape is split into its
-/// static suffix (inner elements: i % inner indexes it) and the dims before (i / inner, when
-/// they are one dim); reshapes, transposes and slices are taken between static types only.
+/// static suffix (each of its dims is (i / stride) % extent) and the dims before (i / inner,
+/// when they are one dim); reshapes, transposes and slices are taken between static types only.
 std::optional<std::string> symbolicMappedOffset(Value v, const SymbolicSizes& symbolic, const std::string& sfx,
                                                 Value& root) {
   static const std::string kUnknown = "__run_time_extent";
@@ -51,7 +51,10 @@ std::optional<std::string> symbolicMappedOffset(Value v, const SymbolicSizes& sy
   for (size_t d = 0; d < suffix; ++d)
     idx.dims.push_back(suffix == 1 ? IndexExpr::var("(i / " + inner_s + ")", *outerBound + 1)
                                    : IndexExpr::var(kUnknown, int64_t(1) << 62));
-  DimIndices in = delinearize(IndexExpr::var(innerCount == 1 ? "0" : "(i % " + inner_s + ")", innerCount), inner);
+  // (Each static dim is (i / stride) % extent whatever the dims before it: the static form.)
+  std::optional<int64_t> countBound = symbolic.largest(outer * SizeExpr(innerCount));
+  if (!countBound) return std::nullopt;
+  DimIndices in = delinearize(IndexExpr::var("i", *countBound + 1), inner);
   idx.dims.insert(idx.dims.end(), in.dims.begin(), in.dims.end());
   for (Operation* op : traceLayout(v).ops)
     if (!isa<ir::BroadcastOp>(op) &&

@@ -102,22 +102,25 @@ int pushUp(Operation* layout) {
   SmallVector<Operation*> chain;
   Operation* op = rootThroughLayouts(layout->getResult(0), chain);
   if (!commutesWithLayouts(op) || layout->use_empty()) return 0;
-  // A splat is a constant of the layout's shape, which over dynamic dims no constant has.
-  if (cast<RankedTensorType>(layout->getResult(0).getType()).getEncoding() &&
-      llvm::any_of(op->getOperands(), [](Value v) { return static_cast<bool>(splatValue(v)); }))
-    return 0;
   OpBuilder b(layout);
   IRMapping operandMap;
   SmallVector<Operation*> ends;  // the last op of each copied chain
   for (Value operand : op->getOperands()) {
     if (operandMap.contains(operand)) continue;  // mul(x, x): one copy of the chain
     const Type element = cast<RankedTensorType>(operand.getType()).getElementType();
-    // A splat constant: the same splat in the new shape (kernels read splats as literals).
+    // A splat constant: the same splat in the new shape (kernels read splats as literals); over
+    // dynamic dims, where no constant has the shape, one element broadcast to it.
     if (DenseElementsAttr splat = splatValue(operand)) {
-      auto type = RankedTensorType::get(cast<RankedTensorType>(layout->getResult(0).getType()).getShape(), element);
-      operandMap.map(operand, ir::ConstantOp::create(b, layout->getLoc(),
-                                                     DenseElementsAttr::get(type, splat.getSplatValue<Attribute>()))
-                                  .getResult());
+      const RankedTensorType type = withElement(layout->getResult(0).getType(), element);
+      if (!type.getEncoding()) {
+        operandMap.map(operand, ir::ConstantOp::create(b, layout->getLoc(),
+                                                       DenseElementsAttr::get(type, splat.getSplatValue<Attribute>()))
+                                    .getResult());
+        continue;
+      }
+      auto scalar = RankedTensorType::get({}, element);
+      Value one = ir::ConstantOp::create(b, layout->getLoc(), DenseElementsAttr::get(scalar, splat.getSplatValue<Attribute>()));
+      operandMap.map(operand, ir::createOp(b, layout->getLoc(), graph::OpKind::Broadcast, graph::OpAttrs{}, one, type));
       continue;
     }
     // The chain again, over this operand, each result in the operand's element type.
