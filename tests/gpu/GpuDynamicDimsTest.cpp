@@ -72,11 +72,13 @@ TEST(GpuDynamicDims, AChainCompiledOnceIsRightAtEverySize) {
   }
 }
 
-// Reads through broadcasts over the rows: a bias of the row length, a value of one per row.
+// Reads through broadcasts over the rows: a bias of the row length, a value of one per row;
+// positions along the static dim (tg.iota; along a dim of one dynamic dim: SymbolicPlanTest).
 TEST(GpuDynamicDims, BroadcastsOverTheRowsAreRightAtEverySize) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   auto fn = [](const Tensor& x, const Tensor& bias, const Tensor& scale) {
-    return tg::tanh(x + bias) * scale - bias * 0.5f;
+    Tensor position = tg::cast(tg::iota(x.shape(), 2, DType::I32, x.device()), DType::F32);
+    return tg::tanh(x + bias) * scale - bias * 0.5f + position * 0.125f;
   };
   auto f = tg::jit(fn, {.dynamic = {{0, 0, tg::Dim("batch", 1, 64)}, {2, 0, tg::Dim("batch", 1, 64)},
                                     {0, 1, tg::Dim("seq", 1, 512)}, {2, 1, tg::Dim("seq", 1, 512)}}});
@@ -97,7 +99,7 @@ TEST(GpuDynamicDims, BroadcastsOverTheRowsAreRightAtEverySize) {
     tol.f32Ulps = 8;
     tol.rel = 1e-5;
     tol.abs = 1e-5;
-    tol.rule = "tanh within 4 ulp, times a scale, less a bias";
+    tol.rule = "tanh within 4 ulp, times a scale, less a bias, plus a position";
     compare(got.to(Device::CPU), fn(x, bias, scale), tol);
   }
   tg::JitReport r = f.report();

@@ -25,48 +25,55 @@ namespace tg::codegen {
 
 namespace {
 
-/// Over dynamic dims: the offset into its root at which element `i` of the kernel reads `v`,
-/// a broadcast of a value whose dims are static but for the first (a bias over the rows of
-/// [T, d], a value of one per row of [T, 1] over [T, d], a scalar), or nothing when the read
-/// needs a run-time extent in its index arithmetic. The kernel's shape is split into its
-/// static suffix (each of its dims is (i / stride) % extent) and the dims before (i / inner,
-/// when they are one dim); reshapes, transposes and slices are taken between static types only.
-std::optional<std::string> symbolicMappedOffset(Value v, const SymbolicSizes& symbolic, const std::string& sfx,
-                                                Value& root) {
-  static const std::string kUnknown = "__run_time_extent";
+/// Over dynamic dims, an index the kernel cannot compute without run-time extents: text that
+/// holds it is refused.
+constexpr const char* kUnknownIndex = "__run_time_extent";
+
+/// Over dynamic dims: the dims of `v` (a value with the kernel's element count) at element `i`
+/// of the kernel. Its static suffix of dims is (i / stride) % extent each, as a static kernel
+/// writes it; the dims before, when they are one, i / inner; several are each kUnknownIndex.
+std::optional<DimIndices> symbolicDims(Value v, const SymbolicSizes& symbolic, const std::string& sfx) {
   const std::vector<SizeExpr> sizes = symbolic.dims(v);
   size_t suffix = sizes.size();
   while (suffix > 0 && sizes[suffix - 1].isConstant()) --suffix;
-  Shape inner(cast<RankedTensorType>(v.getType()).getShape().begin() + static_cast<std::ptrdiff_t>(suffix),
-              cast<RankedTensorType>(v.getType()).getShape().end());
+  const auto type = cast<RankedTensorType>(v.getType());
+  Shape inner(type.getShape().begin() + static_cast<std::ptrdiff_t>(suffix), type.getShape().end());
   int64_t innerCount = 1;
   for (int64_t e : inner) innerCount *= e;
   SizeExpr outer(1);
   for (size_t d = 0; d < suffix; ++d) outer = outer * sizes[d];
   const std::optional<int64_t> outerBound = symbolic.largest(outer);
-  if (!outerBound || innerCount <= 0) return std::nullopt;
-  const std::string inner_s = std::to_string(innerCount) + sfx;
+  const std::optional<int64_t> countBound = symbolic.largest(outer * SizeExpr(innerCount));
+  if (!outerBound || !countBound || innerCount <= 0) return std::nullopt;
   DimIndices idx;
-  idx.shape = Shape(cast<RankedTensorType>(v.getType()).getShape().begin(), cast<RankedTensorType>(v.getType()).getShape().end());
+  idx.shape = Shape(type.getShape().begin(), type.getShape().end());
   for (size_t d = 0; d < suffix; ++d)
-    idx.dims.push_back(suffix == 1 ? IndexExpr::var("(i / " + inner_s + ")", *outerBound + 1)
-                                   : IndexExpr::var(kUnknown, int64_t(1) << 62));
-  // (Each static dim is (i / stride) % extent whatever the dims before it: the static form.)
-  std::optional<int64_t> countBound = symbolic.largest(outer * SizeExpr(innerCount));
-  if (!countBound) return std::nullopt;
+    idx.dims.push_back(suffix == 1 ? IndexExpr::var("(i / " + std::to_string(innerCount) + sfx + ")", *outerBound + 1)
+                                   : IndexExpr::var(kUnknownIndex, int64_t(1) << 62));
   DimIndices in = delinearize(IndexExpr::var("i", *countBound + 1), inner);
   idx.dims.insert(idx.dims.end(), in.dims.begin(), in.dims.end());
+  return idx;
+}
+
+/// Over dynamic dims: the offset into its root at which element `i` of the kernel reads `v`,
+/// a broadcast of a value whose dims are static but for the first (a bias over the rows of
+/// [T, d], a value of one per row of [T, 1] over [T, d], a scalar), or nothing when the read
+/// needs a run-time extent in its index arithmetic (symbolicDims); reshapes, transposes and
+/// slices are taken between static types only.
+std::optional<std::string> symbolicMappedOffset(Value v, const SymbolicSizes& symbolic, const std::string& sfx,
+                                                Value& root) {
+  std::optional<DimIndices> idx = symbolicDims(v, symbolic, sfx);
+  if (!idx) return std::nullopt;
   for (Operation* op : traceLayout(v).ops)
     if (!isa<ir::BroadcastOp>(op) &&
         (ir::isSymbolic(op->getOperand(0).getType()) || ir::isSymbolic(op->getResult(0).getType())))
       return std::nullopt;
-  DimIndices at = mapToRoot(v, idx, root);
+  DimIndices at = mapToRoot(v, *idx, root);
   auto rootType = cast<RankedTensorType>(root.getType());
   for (int64_t d = 1; d < rootType.getRank(); ++d)
     if (ShapedType::isDynamic(rootType.getDimSize(d))) return std::nullopt;
-  if (rootType.getRank() > 0 && ShapedType::isDynamic(rootType.getDimSize(0))) at.shape[0] = 1;  // (no stride)
   const std::string offset = linearize(at).str(sfx);
-  if (offset.find(kUnknown) != std::string::npos) return std::nullopt;
+  if (offset.find(kUnknownIndex) != std::string::npos) return std::nullopt;
   return offset;
 }
 
@@ -194,7 +201,7 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
   for (Operation& op : body) {
     // Recomputed ops are computed by the concat that reads them, at its index.
     if (isLayoutOp(&op) || isRecomputed(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
-    if (symbolic && (isIndexedRead(&op) || isa<ir::IotaOp>(op)))
+    if (symbolic && isIndexedRead(&op))
       return op.emitOpError("over dynamic dims is not generated in an elementwise kernel yet");
     if (isIndexedRead(&op)) {
       FailureOr<std::string> n = indexedElement(&op, IndexExpr::var("i", numel), sfx, counter, os, options.precision);
@@ -213,7 +220,13 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
     }
     if (isa<ir::IotaOp>(op)) {  // at the kernel's own index, over the iota's shape
       auto t = cast<RankedTensorType>(op.getResult(0).getType());
-      operands.push_back(iotaOperand(&op, delinearize(IndexExpr::var("i", numel), Shape(t.getShape().begin(), t.getShape().end())), sfx));
+      std::optional<DimIndices> at = symbolic ? symbolicDims(op.getResult(0), *symbolic, sfx)
+                                              : delinearize(IndexExpr::var("i", numel), Shape(t.getShape().begin(), t.getShape().end()));
+      const std::string position = at ? iotaOperand(&op, *at, sfx) : kUnknownIndex;
+      if (position.find(kUnknownIndex) != std::string::npos)
+        return op.emitOpError("over dynamic dims, along a dim whose index needs run-time extents, is not generated "
+                              "in an elementwise kernel yet");
+      operands.push_back(position);
     }
     std::string n = numbered("v", counter++);
     os << elementwiseLine(&op, *d, operands, n, options.precision);
