@@ -55,6 +55,54 @@ std::optional<DimIndices> symbolicDims(Value v, const SymbolicSizes& symbolic, c
   return idx;
 }
 
+/// Over several dynamic dims before the static suffix ([batch, seq, d]): the offset of a read
+/// of `v` through one broadcast of a root whose dims that are not 1 are either none of those
+/// dims or all of them, in order and of the same sizes, followed by static dims that map into
+/// the suffix (a value of one per row [batch, seq, 1], a bias [d]). The dynamic dims then
+/// linearize to i / inner, as one dim would. Nothing for any other read.
+std::optional<std::string> prefixBroadcastOffset(Value v, const SymbolicSizes& symbolic, const std::string& sfx,
+                                                 Value& root) {
+  LayoutChain chain = traceLayout(v);
+  auto bcast = chain.ops.size() == 1 ? dyn_cast<ir::BroadcastOp>(chain.ops[0]) : ir::BroadcastOp();
+  if (!bcast) return std::nullopt;
+  root = chain.root;
+  const std::vector<SizeExpr> sizes = symbolic.dims(v), rootSizes = symbolic.dims(root);
+  size_t suffix = sizes.size();
+  while (suffix > 0 && sizes[suffix - 1].isConstant()) --suffix;
+  const auto type = cast<RankedTensorType>(v.getType());
+  Shape inner(type.getShape().begin() + static_cast<std::ptrdiff_t>(suffix), type.getShape().end());
+  int64_t innerCount = 1;
+  for (int64_t e : inner) innerCount *= e;
+  SizeExpr outer(1);
+  for (size_t d = 0; d < suffix; ++d) outer = outer * sizes[d];
+  const std::optional<int64_t> outerBound = symbolic.largest(outer);
+  const std::optional<int64_t> countBound = symbolic.largest(outer * SizeExpr(innerCount));
+  if (!outerBound || !countBound || innerCount <= 0) return std::nullopt;
+  const DimIndices in = delinearize(IndexExpr::var("i", *countBound + 1), inner);
+  llvm::ArrayRef<int64_t> dims = bcast.getDims();
+  // The root's dims from the last: static ones into the suffix, then (maybe) the dynamic ones.
+  IndexExpr offset = IndexExpr::constant(0);
+  int64_t stride = 1;
+  size_t prefixSeen = 0;  // dynamic dims of the value matched, from the last
+  for (size_t k = rootSizes.size(); k-- > 0;) {
+    if (rootSizes[k] == SizeExpr(1)) continue;
+    const auto to = static_cast<size_t>(dims[k]);
+    if (to >= suffix) {
+      if (prefixSeen > 0 || !rootSizes[k].isConstant() || rootSizes[k] != sizes[to]) return std::nullopt;
+      offset = in.dims[to - suffix] * stride + offset;
+      stride *= *rootSizes[k].constant();
+      continue;
+    }
+    // A dynamic dim of the value: all of them, in order, from the last.
+    if (to != suffix - 1 - prefixSeen || rootSizes[k] != sizes[to]) return std::nullopt;
+    ++prefixSeen;
+  }
+  if (prefixSeen != 0 && prefixSeen != suffix) return std::nullopt;
+  if (prefixSeen == suffix && suffix > 0)
+    offset = IndexExpr::var("(i / " + std::to_string(innerCount) + sfx + ")", *outerBound + 1) * stride + offset;
+  return offset.str(sfx);
+}
+
 /// Over dynamic dims: the offset into its root at which element `i` of the kernel reads `v`,
 /// a broadcast of a value whose dims are static but for the first (a bias over the rows of
 /// [T, d], a value of one per row of [T, 1] over [T, d], a scalar), or nothing when the read
@@ -170,6 +218,7 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
     std::string offset;
     if (symbolic) {
       std::optional<std::string> o = symbolicMappedOffset(v, *symbolic, sfx, root);
+      if (!o) o = prefixBroadcastOffset(v, *symbolic, sfx, root);
       if (!o)
         return fusion.emitOpError("reads an input through a layout over dynamic dims that an elementwise kernel "
                                   "does not index yet (a broadcast of a value static but for its first dim is)");
