@@ -29,29 +29,47 @@ namespace {
 /// holds it is refused.
 constexpr const char* kUnknownIndex = "__run_time_extent";
 
-/// Over dynamic dims: the dims of `v` (a value with the kernel's element count) at element `i`
-/// of the kernel. Its static suffix of dims is (i / stride) % extent each, as a static kernel
-/// writes it; the dims before, when they are one, i / inner; several are each kUnknownIndex.
-std::optional<DimIndices> symbolicDims(Value v, const SymbolicSizes& symbolic, const std::string& sfx) {
-  const std::vector<SizeExpr> sizes = symbolic.dims(v);
-  size_t suffix = sizes.size();
-  while (suffix > 0 && sizes[suffix - 1].isConstant()) --suffix;
+/// Over dynamic dims, a value's dims split where its static suffix begins: the suffix's dims at
+/// element `i` of the kernel, (i / stride) % extent each as a static kernel writes them, and
+/// the dims before it together: `outerIndex` (i / inner), below `outerBound`.
+struct SuffixSplit {
+  std::vector<SizeExpr> sizes;  ///< every dim of the value
+  size_t suffix = 0;            ///< the dims before the static suffix
+  int64_t innerCount = 1;       ///< elements of the suffix
+  DimIndices inner;             ///< the suffix's dims at i
+  IndexExpr outerIndex = IndexExpr::constant(0);
+};
+
+std::optional<SuffixSplit> splitAtStaticSuffix(Value v, const SymbolicSizes& symbolic, const std::string& sfx) {
+  SuffixSplit s;
+  s.sizes = symbolic.dims(v);
+  s.suffix = s.sizes.size();
+  while (s.suffix > 0 && s.sizes[s.suffix - 1].isConstant()) --s.suffix;
   const auto type = cast<RankedTensorType>(v.getType());
-  Shape inner(type.getShape().begin() + static_cast<std::ptrdiff_t>(suffix), type.getShape().end());
-  int64_t innerCount = 1;
-  for (int64_t e : inner) innerCount *= e;
+  const Shape inner(type.getShape().begin() + static_cast<std::ptrdiff_t>(s.suffix), type.getShape().end());
+  for (int64_t e : inner) s.innerCount *= e;
   SizeExpr outer(1);
-  for (size_t d = 0; d < suffix; ++d) outer = outer * sizes[d];
+  for (size_t d = 0; d < s.suffix; ++d) outer = outer * s.sizes[d];
   const std::optional<int64_t> outerBound = symbolic.largest(outer);
-  const std::optional<int64_t> countBound = symbolic.largest(outer * SizeExpr(innerCount));
-  if (!outerBound || !countBound || innerCount <= 0) return std::nullopt;
+  const std::optional<int64_t> countBound = symbolic.largest(outer * SizeExpr(s.innerCount));
+  if (!outerBound || !countBound || s.innerCount <= 0) return std::nullopt;
+  s.inner = delinearize(IndexExpr::var("i", *countBound + 1), inner);
+  s.outerIndex = IndexExpr::var("(i / " + std::to_string(s.innerCount) + sfx + ")", *outerBound + 1);
+  return s;
+}
+
+/// Over dynamic dims: the dims of `v` (a value with the kernel's element count) at element `i`
+/// of the kernel: the static suffix's (SuffixSplit), the one dim before it i / inner, several
+/// dims before it each kUnknownIndex.
+std::optional<DimIndices> symbolicDims(Value v, const SymbolicSizes& symbolic, const std::string& sfx) {
+  std::optional<SuffixSplit> split = splitAtStaticSuffix(v, symbolic, sfx);
+  if (!split) return std::nullopt;
   DimIndices idx;
+  const auto type = cast<RankedTensorType>(v.getType());
   idx.shape = Shape(type.getShape().begin(), type.getShape().end());
-  for (size_t d = 0; d < suffix; ++d)
-    idx.dims.push_back(suffix == 1 ? IndexExpr::var("(i / " + std::to_string(innerCount) + sfx + ")", *outerBound + 1)
-                                   : IndexExpr::var(kUnknownIndex, int64_t(1) << 62));
-  DimIndices in = delinearize(IndexExpr::var("i", *countBound + 1), inner);
-  idx.dims.insert(idx.dims.end(), in.dims.begin(), in.dims.end());
+  for (size_t d = 0; d < split->suffix; ++d)
+    idx.dims.push_back(split->suffix == 1 ? split->outerIndex : IndexExpr::var(kUnknownIndex, int64_t(1) << 62));
+  idx.dims.insert(idx.dims.end(), split->inner.dims.begin(), split->inner.dims.end());
   return idx;
 }
 
@@ -66,19 +84,11 @@ std::optional<std::string> prefixBroadcastOffset(Value v, const SymbolicSizes& s
   auto bcast = chain.ops.size() == 1 ? dyn_cast<ir::BroadcastOp>(chain.ops[0]) : ir::BroadcastOp();
   if (!bcast) return std::nullopt;
   root = chain.root;
-  const std::vector<SizeExpr> sizes = symbolic.dims(v), rootSizes = symbolic.dims(root);
-  size_t suffix = sizes.size();
-  while (suffix > 0 && sizes[suffix - 1].isConstant()) --suffix;
-  const auto type = cast<RankedTensorType>(v.getType());
-  Shape inner(type.getShape().begin() + static_cast<std::ptrdiff_t>(suffix), type.getShape().end());
-  int64_t innerCount = 1;
-  for (int64_t e : inner) innerCount *= e;
-  SizeExpr outer(1);
-  for (size_t d = 0; d < suffix; ++d) outer = outer * sizes[d];
-  const std::optional<int64_t> outerBound = symbolic.largest(outer);
-  const std::optional<int64_t> countBound = symbolic.largest(outer * SizeExpr(innerCount));
-  if (!outerBound || !countBound || innerCount <= 0) return std::nullopt;
-  const DimIndices in = delinearize(IndexExpr::var("i", *countBound + 1), inner);
+  std::optional<SuffixSplit> split = splitAtStaticSuffix(v, symbolic, sfx);
+  if (!split) return std::nullopt;
+  const std::vector<SizeExpr>& sizes = split->sizes;
+  const std::vector<SizeExpr> rootSizes = symbolic.dims(root);
+  const size_t suffix = split->suffix;
   llvm::ArrayRef<int64_t> dims = bcast.getDims();
   // The root's dims from the last: static ones into the suffix, then (maybe) the dynamic ones.
   IndexExpr offset = IndexExpr::constant(0);
@@ -89,7 +99,7 @@ std::optional<std::string> prefixBroadcastOffset(Value v, const SymbolicSizes& s
     const auto to = static_cast<size_t>(dims[k]);
     if (to >= suffix) {
       if (prefixSeen > 0 || !rootSizes[k].isConstant() || rootSizes[k] != sizes[to]) return std::nullopt;
-      offset = in.dims[to - suffix] * stride + offset;
+      offset = split->inner.dims[to - suffix] * stride + offset;
       stride *= *rootSizes[k].constant();
       continue;
     }
@@ -98,8 +108,7 @@ std::optional<std::string> prefixBroadcastOffset(Value v, const SymbolicSizes& s
     ++prefixSeen;
   }
   if (prefixSeen != 0 && prefixSeen != suffix) return std::nullopt;
-  if (prefixSeen == suffix && suffix > 0)
-    offset = IndexExpr::var("(i / " + std::to_string(innerCount) + sfx + ")", *outerBound + 1) * stride + offset;
+  if (prefixSeen == suffix && suffix > 0) offset = split->outerIndex * stride + offset;
   return offset.str(sfx);
 }
 
