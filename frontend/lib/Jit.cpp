@@ -408,9 +408,27 @@ Entry* JitCore::compileForSizes(const Signature& sig, TraceRef fn, const Loc& si
   }
   s.report.symbolicSizes.push_back(line + "compiled once for every size in the ranges (graph " +
                                    std::to_string(variant->graph->info.index) + ")");
+  variant->checkedSizes.push_back(values);
+  variant->symbolicTrace = std::make_shared<const SymbolicTrace>(std::move(*inferred.trace));
   s.symbolValues = values;
   s.symbolicEntries.push_back(std::move(variant));
   return s.symbolicEntries.back().get();
+}
+
+void JitCore::checkSizes(Entry& variant, std::span<const Tensor* const> args, TraceRef fn, const Loc& site) {
+  State& s = *state_;
+  const std::vector<int64_t>& values = s.symbolValues;
+  for (const std::vector<int64_t>& done : variant.checkedSizes)
+    if (done == values) return;
+  variant.checkedSizes.push_back(values);
+  const Signature now = signatureOf(args, s.definedAt);
+  const std::string why = checkSymbolicTrace(*variant.symbolicTrace, fn, now.types, now.device, values, s.donated);
+  if (why.empty()) return;
+  variant.graph = nullptr;  // serves no call any more
+  throw Error("jit '" + s.name + "': dynamic dims: " + why +
+                  ". The lambda must build one graph for every size in its dims' ranges (C++ control flow on "
+                  "a size is invisible to tg): mark as dynamic only dims it does not branch on",
+              SourceLoc::from(site));
 }
 
 void JitCore::warnIfPastRecompileLimit() {
@@ -456,6 +474,10 @@ void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> re
     for (const auto& e : s.entries)
       if (e->signature == computed) entry = e.get();
   }
+
+  // A variant's first sizes: the lambda traced there must build the graph compiled.
+  if (entry && entry->symbolic && entry->checkedSizes.size() < Entry::kSizeChecks)
+    checkSizes(*entry, args, fn, site);
 
   // Break-free: replay without running the lambda, unless a captured variable changed.
   std::string captureChange;

@@ -281,7 +281,7 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
   if (!sampleAt(values, grid[0])) return result;
   const size_t slots = grid[0]->slots.size();
   auto build = [&](const std::vector<SizeExpr>& fitted) {
-    SymbolicTrace st{grid[0]->trace, {}, names, {}, {}, fixed};
+    SymbolicTrace st{grid[0]->trace, {}, names, {}, {}, fixed, grid[0]->structure, fitted};
     // A fixed symbol holds at its size only; the others from 2 (a size of 1 broadcasts where
     // larger ones do not: a variant of its own).
     for (size_t s = 0; s < symbols.size(); ++s) {
@@ -350,6 +350,33 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
 
   build(fitted);
   return result;
+}
+
+std::string checkSymbolicTrace(const SymbolicTrace& st, TraceRef fn, const std::vector<graph::TensorType>& types,
+                               Device device, std::span<const int64_t> values, const std::vector<int>& donated) {
+  std::string why;
+  std::optional<Trace> t = record(fn, types, device, donated, why);
+  const std::vector<int64_t> at(values.begin(), values.end());
+  const std::string sizes = sizesText(st.names, at, st.fixed);
+  if (!t) return "traced with " + sizes + ": " + why;
+  const Sample sample = takeApart(std::move(*t));
+  if (sample.structure != st.structure || sample.slots.size() != st.slots.size()) {
+    size_t n = 0;
+    const Sample base = takeApart(st.trace);
+    while (n < base.nodeKeys.size() && n < sample.nodeKeys.size() && base.nodeKeys[n] == sample.nodeKeys[n]) ++n;
+    const std::string where = n < sample.trace.nodes.size() ? nodeText(sample.trace, static_cast<int>(n)) : "its results";
+    return "the graph at " + sizes + " is not the one compiled for the ranges (from " + where +
+           "): its ops, dtypes, ranks or constants depend on the sizes";
+  }
+  for (size_t k = 0; k < st.slots.size(); ++k) {
+    const std::optional<int64_t> want = st.slots[k].evaluate(values);
+    if (want && *want == sample.slots[k]) continue;
+    const SlotPlace& p = sample.places[k];
+    return "the " + std::string(p.field) + " " + std::to_string(p.index) + " of " + nodeText(sample.trace, p.node) +
+           " is " + std::to_string(sample.slots[k]) + " at " + sizes + ", not " + st.slots[k].str(st.names) +
+           " as compiled for the ranges: it depends on a size through a division, a square or a branch";
+  }
+  return {};
 }
 
 }  // namespace tg::detail

@@ -336,6 +336,55 @@ TEST(DynamicDims, OneCompileServesEverySizeInTheRange) {
   EXPECT_THROW(f(tg::randn({1025, 64}, DType::F32, 1, tg::Device::CPU), w), tg::Error);
 }
 
+// C++ control flow on a size that the inference's sizes do not meet: the first sizes a
+// compiled graph serves are traced again, and a graph that differs there is an error at the
+// call, never the other graph's answer.
+TEST(DynamicDims, ALambdaThatBranchesOnASizeIsCaughtAtTheFirstSizesItMeets) {
+  auto f = tg::jit([](const Tensor& x) { return x.shape()[0] == 37 ? x * 2.0f : x * 3.0f; },
+                   tg::JitOptions{.dynamic = {{0, 0, tg::Dim("rows", 1, 64)}}});
+  Tensor a = tg::randn({5, 4}, DType::F32, 1, tg::Device::CPU);
+  EXPECT_EQ(f(a).to_vector<float>(), (a * 3.0f).to_vector<float>());
+  Tensor b = tg::randn({37, 4}, DType::F32, 2, tg::Device::CPU);
+  try {
+    f(b);
+    FAIL() << "no error";
+  } catch (const tg::Error& e) {
+    // (2 and 3 are integers, so the constant is a size slot: its value differs.)
+    EXPECT_TRUE(contains(e.what(), "dynamic dims: the value 0 of %1 constant")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "is 2 at rows = 37, not 3 as compiled for the ranges")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "SymbolicTraceTest.cpp")) << e.what();
+  }
+  // The sizes it does serve still run, and 37 stays an error.
+  Tensor c = tg::randn({9, 4}, DType::F32, 3, tg::Device::CPU);
+  EXPECT_EQ(f(c).to_vector<float>(), (c * 3.0f).to_vector<float>());
+  EXPECT_THROW(f(b), tg::Error);
+  // Another op at one size: the graph's structure differs.
+  auto h = tg::jit([](const Tensor& x) { return x.shape()[0] == 37 ? tg::exp(x) : tg::tanh(x); },
+                   tg::JitOptions{.dynamic = {{0, 0, tg::Dim("rows", 1, 64)}}});
+  (void)h(a);
+  try {
+    (void)h(b);
+    FAIL() << "no error";
+  } catch (const tg::Error& e) {
+    EXPECT_TRUE(contains(e.what(), "dynamic dims: the graph at rows = 37 is not the one compiled for the ranges"))
+        << e.what();
+  }
+  // A size through a division the probes missed: its extent differs from the polynomial.
+  auto g = tg::jit([](const Tensor& x) { return tg::slice(x, 0, 0, x.shape()[0] > 40 ? 40 : x.shape()[0]); },
+                   tg::JitOptions{.dynamic = {{0, 0, tg::Dim("rows", 1, 100)}}});
+  Tensor d = tg::randn({10, 4}, DType::F32, 4, tg::Device::CPU);
+  (void)g(d);
+  tg::JitReport r = g.report();
+  if (r.graphs.size() == 1 && !r.graphs[0].symbols.empty()) {  // (the inference may already refuse it)
+    try {
+      (void)g(tg::randn({60, 4}, DType::F32, 5, tg::Device::CPU));
+      ADD_FAILURE() << "no error at rows = 60";
+    } catch (const tg::Error& e) {
+      EXPECT_TRUE(contains(e.what(), "dynamic dims:")) << e.what();
+    }
+  }
+}
+
 // A graph whose sizes the inference cannot follow (a float computed from a size) is compiled
 // per signature, and the report says why.
 TEST(DynamicDims, WhatCannotBeCompiledForTheRangeIsCompiledPerSignature) {

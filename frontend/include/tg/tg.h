@@ -429,8 +429,9 @@ struct JitOptions {
   /// 2 in the ranges (a size of 1 is a variant of its own): kernels take the sizes as
   /// arguments. In progress (issue 18): graphs of elementwise and row kernels compile so; one
   /// with a matmul, attention or another reduction is compiled per size, and the report's
-  /// `symbolicSizes` say why. At a compile the lambda is traced at a few other sizes too, so
-  /// its host side effects run that often.
+  /// `symbolicSizes` say why. At a compile the lambda is traced at a few other sizes too, and
+  /// again at the first 8 sizes a compiled graph serves (a graph that differs there is a
+  /// tg::Error at the call), so its host side effects run that often.
   std::vector<DynamicDim> dynamic = {};
 };
 
@@ -655,6 +656,9 @@ class JitCore {
   Entry* findVariant(std::span<const Tensor* const> args);
   /// A warning, once, when the function has compiled more graphs than its recompile_limit.
   void warnIfPastRecompileLimit();
+  /// For the first sizes a variant compiled for ranges serves: traces the lambda there and
+  /// throws tg::Error at `site` when it builds another graph (C++ control flow on a size).
+  void checkSizes(Entry& variant, std::span<const Tensor* const> args, TraceRef trace, const Loc& site);
   /// JitOptions::donate against this call: positions within its arguments, no donated tensor
   /// passed twice.
   void checkDonations(std::span<const Tensor* const> args, const Loc& site) const;

@@ -9,6 +9,7 @@
 #include "tg/Frontend/DynamicDims.h"
 #include "tg/Frontend/GraphCache.h"
 #include "tg/Frontend/Program.h"
+#include "tg/Frontend/SymbolicTrace.h"
 #include "tg/Frontend/Tracer.h"
 
 #include <memory>
@@ -50,6 +51,12 @@ struct Entry {
   bool symbolic = false;
   std::vector<int64_t> fixed;
   std::vector<std::vector<int>> symbolOf;
+  /// The inference's result, and the symbols' sizes the lambda has been traced at and found to
+  /// build this very graph (checkSymbolicTrace): the first kSizeChecks sizes a variant serves
+  /// are checked so, the later ones not (the per-call path then does no tracing).
+  static constexpr size_t kSizeChecks = 8;
+  std::shared_ptr<const SymbolicTrace> symbolicTrace;
+  std::vector<std::vector<int64_t>> checkedSizes;
 };
 
 /// What one traced run of the lambda produced (runSegmented).

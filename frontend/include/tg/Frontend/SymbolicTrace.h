@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ struct SymbolicTrace {
   /// broadcasts, so it is a variant of its own) or with fewer than 4 sizes from 2 in its
   /// range. Their sizes are the call's, as constants.
   std::vector<bool> fixed;
+  /// What checkSymbolicTrace compares a trace at other sizes with: the trace's structure (its
+  /// key with every size zeroed) and every size slot's polynomial, in slot order.
+  std::string structure;
+  std::vector<SizeExpr> slots;
   /// Lines like "result 0: bf16[batch*seq, 1024]", then each op with a size that depends on a
   /// symbol ("%12 reshape at model.cpp:40: bf16[seq, 16, 64], shape [seq, 16, 64]"), the
   /// first `maxNodes` of them and a count of the rest.
@@ -73,5 +78,13 @@ struct SymbolicInference {
 SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::TensorType>& types, Device device,
                                      const DynamicDims& dims, const std::vector<int64_t>& values,
                                      const std::vector<int>& donated);
+
+/// Traces `fn` for arguments of `types` (recording only) and checks that it is `trace` at the
+/// symbols' sizes `values`: the same ops, dtypes, ranks and constants, every size the fitted
+/// polynomial's value. Empty when it is; else what differs, with the op's line. (The
+/// inference compares a few sizes only; the jit checks the first sizes each compiled graph
+/// meets with this.)
+std::string checkSymbolicTrace(const SymbolicTrace& trace, TraceRef fn, const std::vector<graph::TensorType>& types,
+                               Device device, std::span<const int64_t> values, const std::vector<int>& donated);
 
 }  // namespace tg::detail
