@@ -25,10 +25,6 @@ namespace tg::codegen {
 
 namespace {
 
-/// Over dynamic dims, an index the kernel cannot compute without run-time extents: text that
-/// holds it is refused.
-constexpr const char* kUnknownIndex = "__run_time_extent";
-
 /// Over dynamic dims, a value's dims split where its static suffix begins: the suffix's dims at
 /// element `i` of the kernel, (i / stride) % extent each as a static kernel writes them, and
 /// the dims before it together: `outerIndex` (i / inner), below `outerBound`.
@@ -120,15 +116,8 @@ std::optional<std::string> prefixBroadcastOffset(Value v, const SymbolicSizes& s
 std::optional<std::string> symbolicMappedOffset(Value v, const SymbolicSizes& symbolic, const std::string& sfx,
                                                 Value& root) {
   std::optional<DimIndices> idx = symbolicDims(v, symbolic, sfx);
-  if (!idx) return std::nullopt;
-  for (Operation* op : traceLayout(v).ops)
-    if (!isa<ir::BroadcastOp>(op) &&
-        (ir::isSymbolic(op->getOperand(0).getType()) || ir::isSymbolic(op->getResult(0).getType())))
-      return std::nullopt;
+  if (!idx || !staticIndexable(v)) return std::nullopt;
   DimIndices at = mapToRoot(v, *idx, root);
-  auto rootType = cast<RankedTensorType>(root.getType());
-  for (int64_t d = 1; d < rootType.getRank(); ++d)
-    if (ShapedType::isDynamic(rootType.getDimSize(d))) return std::nullopt;
   const std::string offset = linearize(at).str(sfx);
   if (offset.find(kUnknownIndex) != std::string::npos) return std::nullopt;
   return offset;

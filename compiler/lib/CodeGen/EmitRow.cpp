@@ -58,9 +58,6 @@ struct RowPlan {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// Over dynamic dims, an index the kernel cannot compute without run-time extents: a kernel
-/// whose text holds it is refused (compiled per signature instead).
-constexpr const char* kUnknownIndex = "__run_time_extent";
 int64_t nextPow2(int64_t v) {
   int64_t p = 1;
   while (p < v) p *= 2;
@@ -147,9 +144,8 @@ class RowWriter {
   /// A value of one per row, in row scope (operands of row ops, row results).
   FailureOr<std::string> rowValue(Value v, std::ostream& os) {
     if (auto it = rowNames_.find(v); it != rowNames_.end()) return it->second;
-    if (auto splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
     LayoutChain chain = traceLayout(v);
-    // Any layout of a splat is the splat (over dynamic dims a splat is one element, broadcast).
+    // A splat, or any layout of one (over dynamic dims a splat is one element, broadcast).
     if (auto splat = splatValue(chain.root)) return splatLiteral(splat, dtypeOfValue(v));
     // Reshapes, and broadcasts that only add or expand dims of extent 1 (rows of one element),
     // read the same element r.
@@ -166,7 +162,6 @@ class RowWriter {
   /// A full value (shape S) at (r, n), inside a pass; `names` memoizes within the pass.
   FailureOr<std::string> fullValue(Value v, llvm::DenseMap<Value, std::string>& names, std::ostream& os) {
     if (auto it = names.find(v); it != names.end()) return it->second;
-    if (auto splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
     LayoutChain chain = traceLayout(v);
     if (auto splat = splatValue(chain.root)) return splatLiteral(splat, dtypeOfValue(v));
     std::string n;
@@ -376,21 +371,9 @@ class RowWriter {
   /// Loads `v` (whose layout chain starts at a kernel input) at `idx`, as a named local.
   std::string read(Value v, DimIndices idx, std::ostream& os, const char* indent) {
     Value root;
-    // Over dynamic dims, only broadcasts between types that depend on the symbols (the
-    // index arithmetic of reshapes, transposes and slices of such types needs run-time
-    // extents): anything else reads at an unknown index, an error.
-    if (symbolic_)
-      for (Operation* op : traceLayout(v).ops)
-        if (!isa<ir::BroadcastOp>(op) &&
-            (ir::isSymbolic(op->getOperand(0).getType()) || ir::isSymbolic(op->getResult(0).getType())))
-          idx.dims.assign(idx.dims.size(), IndexExpr::var(kUnknownIndex, rows_ + 1));
+    // Over dynamic dims, a read that needs run-time extents reads at an unknown index: an error.
+    if (symbolic_ && !staticIndexable(v)) idx.dims.assign(idx.dims.size(), IndexExpr::var(kUnknownIndex, rows_ + 1));
     DimIndices at = mapToRoot(v, std::move(idx), root);
-    if (symbolic_) {  // a root whose first dim alone depends on the symbols: no extent is needed
-      auto rootType = cast<RankedTensorType>(root.getType());
-      for (int64_t d = 1; d < rootType.getRank(); ++d)
-        if (ShapedType::isDynamic(rootType.getDimSize(d)))
-          at.dims.assign(at.dims.size(), IndexExpr::var(kUnknownIndex, rows_ + 1));
-    }
     const DType dt = dtypeOfValue(v);
     std::string n = numbered("m", counter_++);
     os << indent << "const " << computeType(dt) << " " << n << " = "

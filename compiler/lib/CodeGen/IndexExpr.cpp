@@ -1,6 +1,8 @@
 //===- IndexExpr.cpp - Offset arithmetic for generated kernels ------------===//
 #include "IndexExpr.h"
 
+#include "tg/Dialect/SymbolicTypes.h"
+
 #include "tg/Dialect/TgOps.h"
 #include "tg/Dialect/LayoutChain.h"
 
@@ -147,6 +149,18 @@ IndexExpr linearize(const DimIndices& idx) {
 std::string iotaOperand(mlir::Operation* iota, const DimIndices& idx, const std::string& suffix) {
   const auto axis = static_cast<size_t>(mlir::cast<ir::IotaOp>(iota).getAxis());
   return idx.dims.at(axis).str(suffix);
+}
+
+bool staticIndexable(mlir::Value value) {
+  LayoutChain chain = traceLayout(value);
+  for (mlir::Operation* op : chain.ops)
+    if (!mlir::isa<ir::BroadcastOp>(op) &&
+        (ir::isSymbolic(op->getOperand(0).getType()) || ir::isSymbolic(op->getResult(0).getType())))
+      return false;
+  auto rootType = mlir::cast<mlir::RankedTensorType>(chain.root.getType());
+  for (int64_t d = 1; d < rootType.getRank(); ++d)
+    if (mlir::ShapedType::isDynamic(rootType.getDimSize(d))) return false;
+  return true;
 }
 
 DimIndices mapToRoot(mlir::Value value, DimIndices idx, mlir::Value& root) {

@@ -59,6 +59,17 @@ IndexExpr linearize(const DimIndices& dims);
 /// along its axis.
 std::string iotaOperand(mlir::Operation* iota, const DimIndices& idx, const std::string& suffix);
 
+/// Over dynamic dims (issue 18): an index a kernel cannot compute without run-time extents.
+/// Index arithmetic puts it where such an extent is needed; a kernel whose text holds it is
+/// refused (the function is compiled per signature instead).
+inline constexpr const char* kUnknownIndex = "__run_time_extent";
+
+/// Over dynamic dims: whether a read of `value` through its layout chain can use the index
+/// arithmetic of static shapes: every op of the chain a broadcast or between static types
+/// (reshapes, transposes and slices of symbolic types need run-time extents), and every dim of
+/// the root after its first static (its strides are numbers).
+bool staticIndexable(mlir::Value value);
+
 /// Maps the indices of `value` through the layout chain that defines it (broadcast, transpose,
 /// reshape) down to its root, which is returned in `root`.
 DimIndices mapToRoot(mlir::Value value, DimIndices indices, mlir::Value& root);

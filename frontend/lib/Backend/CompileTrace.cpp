@@ -24,6 +24,16 @@ using namespace mlir;
 
 namespace tg::detail {
 
+void describeSymbols(std::span<const std::string> names, std::span<const int64_t> min, std::span<const int64_t> max,
+                     std::span<const int64_t> last, JitReport::Graph& info) {
+  for (size_t i = 0; i < names.size() && i < min.size() && i < max.size(); ++i) {
+    info.symbols += (i ? ", " : "") + names[i] +
+                    (min[i] == max[i] ? " = " + std::to_string(min[i])
+                                      : " in [" + std::to_string(min[i]) + ", " + std::to_string(max[i]) + "]");
+    if (i < last.size()) info.lastSizes += (i ? ", " : "") + names[i] + " = " + std::to_string(last[i]);
+  }
+}
+
 std::string importedIr(const Trace& trace, const std::string& name) {
   std::lock_guard<std::mutex> lock(compiler::compileMutex());
   MLIRContext& context = compiler::sharedContext();
@@ -51,6 +61,46 @@ double msSince(std::chrono::steady_clock::time_point& mark) {
   return ms;
 }
 
+/// The GPU a function on `device` compiles for (null on the CPU); a tg::Error when it runs on
+/// cuda and there is none.
+rt::Gpu* gpuFor(Device device, const std::string& name) {
+  rt::Gpu* gpu = device == Device::CUDA ? rt::Gpu::get() : nullptr;
+  if (device == Device::CUDA && !gpu)
+    throw Error("jit: '" + name + "' runs on cuda but no CUDA device is available (" + rt::Gpu::unavailableReason() +
+                ")");
+  return gpu;
+}
+
+/// JitOptions -> PipelineOptions: the only translation (the target comes from the device).
+compiler::PipelineOptions pipelineFor(const JitOptions& options, const rt::Gpu* gpu) {
+  compiler::PipelineOptions pipeline =
+      compiler::pipelineOptionsFor(gpu ? &gpu->info() : nullptr, options.fuse, options.precision);
+  pipeline.fuseReductions = options.fuse_reductions;
+  pipeline.fuseAttention = options.fuse_attention;
+  pipeline.decodeAttention = options.decode_attention;
+  return pipeline;
+}
+
+/// TG_DUMP's sink for the artifacts of `name` (empty without TG_DUMP).
+compiler::ArtifactSink dumpSink(const std::string& name) {
+  if (const char* dir = std::getenv("TG_DUMP"); dir && *dir) return compiler::directorySink(dir, name);
+  return {};
+}
+
+/// The GPU program of `plan`, with its compile steps and its kernels' loading timed into
+/// `times` (JitOptions::profile or TG_PROFILE=1 time every launch).
+std::unique_ptr<Program> gpuProgram(rt::Plan plan, rt::Gpu& gpu, std::string ir, const JitOptions& options,
+                                    std::vector<std::pair<std::string, double>>& times,
+                                    std::chrono::steady_clock::time_point& mark) {
+  times.insert(times.end(), plan.compileStagesMs.begin(), plan.compileStagesMs.end());
+  msSince(mark);
+  const char* profileEnv = std::getenv("TG_PROFILE");
+  const bool profile = options.profile || (profileEnv && std::string_view(profileEnv) == "1");
+  std::unique_ptr<Program> program = makeGpuProgram(std::move(plan), gpu, std::move(ir), options.cuda_graphs, profile);
+  times.emplace_back("kernels", msSince(mark));
+  return program;
+}
+
 }  // namespace
 
 std::unique_ptr<Program> compileSymbolicTrace(const SymbolicTrace& trace, const JitOptions& options, Device device,
@@ -65,25 +115,12 @@ std::unique_ptr<Program> compileSymbolicTrace(const SymbolicTrace& trace, const 
   if (!module) throw Error(whyNot);
   std::string imported = compiler::printModule(*module);
   times.emplace_back("import", msSince(mark));
-  rt::Gpu* gpu = device == Device::CUDA ? rt::Gpu::get() : nullptr;
-  if (device == Device::CUDA && !gpu)
-    throw Error("jit: '" + name + "' runs on cuda but no CUDA device is available (" + rt::Gpu::unavailableReason() +
-                ")");
-  compiler::ArtifactSink sink;
-  if (const char* dir = std::getenv("TG_DUMP"); dir && *dir) sink = compiler::directorySink(dir, name + ".sizes");
-  compiler::PipelineOptions pipeline =
-      compiler::pipelineOptionsFor(gpu ? &gpu->info() : nullptr, options.fuse, options.precision);
-  pipeline.fuseReductions = options.fuse_reductions;
-  pipeline.fuseAttention = options.fuse_attention;
-  pipeline.decodeAttention = options.decode_attention;
-  if (device == Device::CUDA) {
+  rt::Gpu* gpu = gpuFor(device, name);
+  const compiler::ArtifactSink sink = dumpSink(name + ".sizes");
+  const compiler::PipelineOptions pipeline = pipelineFor(options, gpu);
+  if (gpu) {
     rt::Plan plan = compiler::compile(*module, pipeline, compiler::Target::Cuda, sink, /*wantPtx=*/static_cast<bool>(sink));
-    times.insert(times.end(), plan.compileStagesMs.begin(), plan.compileStagesMs.end());
-    msSince(mark);
-    const char* profileEnv = std::getenv("TG_PROFILE");
-    const bool profile = options.profile || (profileEnv && std::string_view(profileEnv) == "1");
-    std::unique_ptr<Program> program = makeGpuProgram(std::move(plan), *gpu, std::move(imported), options.cuda_graphs, profile);
-    times.emplace_back("kernels", msSince(mark));
+    std::unique_ptr<Program> program = gpuProgram(std::move(plan), *gpu, std::move(imported), options, times, mark);
     if (stagesMs) *stagesMs = std::move(times);
     return program;
   }
@@ -104,34 +141,16 @@ std::unique_ptr<Program> compileTrace(const Trace& trace, const JitOptions& opti
   OwningOpRef<ModuleOp> module = importTrace(trace, context, name);
   std::string traced = compiler::printModule(*module);
   times.emplace_back("import", msSince(mark));
-  rt::Gpu* gpu = device == Device::CUDA ? rt::Gpu::get() : nullptr;
-  if (device == Device::CUDA && !gpu)
-    throw Error("jit: '" + name + "' runs on cuda but no CUDA device is available (" +
-                rt::Gpu::unavailableReason() + ")");
-
-  compiler::ArtifactSink sink;
-  if (const char* dir = std::getenv("TG_DUMP"); dir && *dir)
-    sink = compiler::directorySink(dir, name);
-
-  // JitOptions -> PipelineOptions: the only translation (the target comes from the device).
-  compiler::PipelineOptions pipeline =
-      compiler::pipelineOptionsFor(gpu ? &gpu->info() : nullptr, options.fuse, options.precision);
-  pipeline.fuseReductions = options.fuse_reductions;
-  pipeline.fuseAttention = options.fuse_attention;
-  pipeline.decodeAttention = options.decode_attention;
+  rt::Gpu* gpu = gpuFor(device, name);
+  const compiler::ArtifactSink sink = dumpSink(name);
+  const compiler::PipelineOptions pipeline = pipelineFor(options, gpu);
   if (device == Device::CUDA || sink) {
     // A CPU function under TG_DUMP: its kernels are dumped as the GPU would compile them.
     OwningOpRef<ModuleOp> copy = module->clone();
     rt::Plan plan = compiler::compile(*copy, pipeline, compiler::Target::Cuda, sink,
                                       /*wantPtx=*/static_cast<bool>(sink));
-    if (device == Device::CUDA) {
-      times.insert(times.end(), plan.compileStagesMs.begin(), plan.compileStagesMs.end());
-      msSince(mark);
-      const char* profileEnv = std::getenv("TG_PROFILE");
-      const bool profile = options.profile || (profileEnv && std::string_view(profileEnv) == "1");
-      std::unique_ptr<Program> program =
-          makeGpuProgram(std::move(plan), *gpu, std::move(traced), options.cuda_graphs, profile);
-      times.emplace_back("kernels", msSince(mark));
+    if (gpu) {
+      std::unique_ptr<Program> program = gpuProgram(std::move(plan), *gpu, std::move(traced), options, times, mark);
       if (stagesMs) *stagesMs = std::move(times);
       return program;
     }

@@ -70,21 +70,14 @@ class GpuProgram : public Program {
     info.peakDeviceBytes = executor_.peakDeviceBytes();
     info.sizeChanges = executor_.sizeChanges();
     const rt::Plan& plan = executor_.plan();
-    for (size_t i = 0; i < plan.symbols.size(); ++i) {
-      const rt::PlanSymbol& sym = plan.symbols[i];
-      info.symbols += (i ? ", " : "") + sym.name +
-                      (sym.min == sym.max ? " = " + std::to_string(sym.min)
-                                          : " in [" + std::to_string(sym.min) + ", " + std::to_string(sym.max) + "]");
+    std::vector<std::string> names;
+    std::vector<int64_t> min, max;
+    for (const rt::PlanSymbol& sym : plan.symbols) {
+      names.push_back(sym.name);
+      min.push_back(sym.min);
+      max.push_back(sym.max);
     }
-    const std::vector<int64_t>& at = executor_.sizes().values;
-    for (size_t i = 0; i < at.size() && i < plan.symbols.size(); ++i)
-      info.lastSizes += (i ? ", " : "") + plan.symbols[i].name + " = " + std::to_string(at[i]);
-    const rt::KernelCache::Stats& k = executor_.kernelStats();
-    info.distinctKernels = executor_.plan().kernels.size();
-    info.kernelsCompiled = k.misses;
-    info.kernelsFromDisk = k.diskHits;
-    info.kernelsInMemory = k.hits;
-    info.nvrtcMs = k.compileMs;
+    describeSymbols(names, min, max, executor_.sizes().values, info);
     info.updates = plan.updates;
     describeProfile(info);
     if (executor_.profiling())

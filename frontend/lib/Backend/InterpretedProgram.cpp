@@ -65,14 +65,7 @@ class InterpretedProgram : public Program {
     std::string error;
     std::optional<ir::Symbols> symbols = ir::symbolsOf(func_, error);
     if (!symbols) return;
-    for (size_t i = 0; i < symbols->names.size(); ++i) {
-      info.symbols += (i ? ", " : "") + symbols->names[i] +
-                      (symbols->min[i] == symbols->max[i]
-                           ? " = " + std::to_string(symbols->min[i])
-                           : " in [" + std::to_string(symbols->min[i]) + ", " + std::to_string(symbols->max[i]) + "]");
-      if (i < instanceValues_.size())
-        info.lastSizes += (i ? ", " : "") + symbols->names[i] + " = " + std::to_string(instanceValues_[i]);
-    }
+    describeSymbols(symbols->names, symbols->min, symbols->max, instanceValues_, info);
     info.sizeChanges = sizeChanges_;
   }
 

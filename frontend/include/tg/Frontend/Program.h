@@ -62,6 +62,11 @@ class Program {
   }
 };
 
+/// A graph compiled for ranges of sizes, for the report: its symbols ("batch in [2, 64], seq =
+/// 1") and the sizes of its last run (JitReport::Graph::symbols, lastSizes).
+void describeSymbols(std::span<const std::string> names, std::span<const int64_t> min, std::span<const int64_t> max,
+                     std::span<const int64_t> last, JitReport::Graph& info);
+
 /// The tg IR `trace` imports to (no passes run).
 struct SymbolicTrace;  // SymbolicTrace.h
 
