@@ -17,6 +17,12 @@
 //  GpuMatmul.GemvReadsACacheWindowInPlace  q @ keys^T with keys a layer's window of a cache:
 //                                   values, and one kernel (no copy of the window).
 //  GpuMatmul.BatchedAndBroadcast    [3,65,129] @ [3,129,33]; [2,256,128] @ [128,64] (B shared).
+//  GpuMatmul.OverDynamicRowsOneCompileServesEverySize  (issue 18) gelu(X @ W^T + b) and
+//                                   X @ W^T + R compiled once for X [tokens, K], tokens in
+//                                   [1, 8192] (bf16, f32 as TF32), and X [batch, seq, K] @ W^T
+//                                   + b with both dynamic: at sizes 1, primes, the edges of
+//                                   128-row tiles and the range's top, direct and replayed as a
+//                                   CUDA graph whose tensor maps and grid change in place.
 //  GpuMatmul.LinearGeluIsOneKernel  gelu(X @ W^T + b), both gelu formulas: values, and one
 //                                   kernel per call (the epilogue fused into the GEMM); also
 //                                   with 4 rows of X (the gemv path's epilogue).
@@ -519,6 +525,55 @@ TEST(GpuMatmul, OtherEpilogues) {
                      {"cast to bf16", [](double c, int64_t, int64_t) { return c; }, 1, false});
     }
   }
+}
+
+// Over dynamic dims: one compile serves every size of the range (sizes from 2; a size of 1 is
+// its own variant, the gemv path), each call's values within the file header's tolerance.
+TEST(GpuMatmul, OverDynamicRowsOneCompileServesEverySize) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  const tg::Dim tokens("tokens", 1, 8192);
+  uint64_t seed = 900;
+  for (DType d : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(tg::dtype_name(d));
+    auto gelu = tg::jit([](const Tensor& x, const Tensor& w, const Tensor& b) { return tg::gelu(linear(x, w) + b, tg::Gelu::Tanh); },
+                        {.dynamic = {{0, 0, tokens}}});
+    auto residual = tg::jit([](const Tensor& x, const Tensor& w, const Tensor& r) { return linear(x, w) + r; },
+                            {.dynamic = {{0, 0, tokens}, {2, 0, tokens}}});
+    // Each size twice in a row somewhere: replays as a CUDA graph from a function's second call.
+    for (int64_t m : {2, 3, 3, 7, 64, 127, 128, 129, 1000, 4099, 8192, 7, 1, 1}) {
+      SCOPED_TRACE("tokens " + std::to_string(m));
+      const LinearInputs in = makeLinear({m, 192, 320}, d, seed += 4);
+      const std::vector<float>& bias = in.biasV;
+      const std::vector<float>& res = in.residualV;
+      expectEpilogue(gelu(in.x, in.w, in.bias), in, d, d,
+                     {"gelu_tanh", [&](double c, int64_t, int64_t j) { return geluRef(tg::Gelu::Tanh, c + bias[j]); }, 1.13, true});
+      expectEpilogue(residual(in.x, in.w, in.residual), in, d, d,
+                     {"+ residual", [&](double c, int64_t i, int64_t j) { return c + res[i * 192 + j]; }, 1, false});
+    }
+    for (const tg::JitReport& r : {gelu.report(), residual.report()}) {
+      ASSERT_EQ(r.graphs.size(), 2u) << r.str();  // tokens from 2, and tokens = 1
+      EXPECT_EQ(r.graphs[0].symbols, "tokens in [2, 8192]") << r.str();
+      EXPECT_EQ(r.graphs[0].kernels, 1u) << "the epilogue fused into the GEMM:\n" << r.str();
+      EXPECT_TRUE(r.graphs[0].cudaGraph) << r.str();
+      EXPECT_GE(r.graphs[0].sizeChanges, 10u) << r.str();
+    }
+  }
+  // [batch, seq, K] @ W^T + b: M is seq, and the batch a run-time count of tiles too.
+  auto layer = tg::jit([](const Tensor& x, const Tensor& w, const Tensor& b) { return linear(x, w) + b; },
+                       {.dynamic = {{0, 0, tg::Dim("batch", 1, 16)}, {0, 1, tg::Dim("seq", 1, 1024)}}});
+  for (auto [batch, seq] : std::vector<std::pair<int64_t, int64_t>>{{2, 3}, {3, 129}, {3, 129}, {16, 1024}, {5, 7}, {2, 255}}) {
+    SCOPED_TRACE("batch " + std::to_string(batch) + ", seq " + std::to_string(seq));
+    const LinearInputs in = makeLinear({batch * seq, 136, 256}, DType::BF16, seed += 4);
+    const std::vector<float>& bias = in.biasV;
+    Tensor got = layer(tg::reshape(in.x, {batch, seq, 256}), in.w, in.bias);
+    ASSERT_EQ(got.shape(), (tg::Shape{batch, seq, 136}));
+    expectEpilogue(tg::reshape(got, {batch * seq, 136}), in, DType::BF16, DType::BF16,
+                   {"+ bias", [&](double c, int64_t, int64_t j) { return c + bias[j]; }, 1, false});
+  }
+  const tg::JitReport r = layer.report();
+  ASSERT_EQ(r.graphs.size(), 1u) << r.str();
+  EXPECT_EQ(r.graphs[0].symbols, "batch in [2, 16], seq in [2, 1024]") << r.str();
+  EXPECT_EQ(r.graphs[0].kernels, 1u) << r.str();
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <regex>
@@ -73,6 +74,11 @@ std::string normalized(const std::string& source) {
   s = std::regex_replace(s, std::regex(".*long long rows_;\n"), "");
   s = std::regex_replace(s, std::regex("return \\(Index\\)rows_;|return kRows;"), "return R;");
   s = std::regex_replace(s, std::regex("row: [^ ]+ row\\(s\\)"), "row: R row(s)");
+  // Matmul kernels: M and the batch constants (kM, kBatch) or size arguments (m_, batch_).
+  s = std::regex_replace(s, std::regex("kM = [0-9]+ll, |kBatch = [0-9]+ll, "), "");
+  s = std::regex_replace(s, std::regex(".*(long long m_, batch_;|long long rowsM\\(\\) const|long long batches\\(\\) const).*\n"), "");
+  s = std::regex_replace(s, std::regex("typedef unsigned( long long)? EIndex;"), "typedef I EIndex;");
+  s = std::regex_replace(s, std::regex("\\): [^ ]+ x \\[[^ ]+ x "), "): B x [M x ");
   return std::regex_replace(s, std::regex("[0-9]+(\\*[a-z]+)+ elements|[0-9]+ elements"), "N elements");
 }
 
@@ -173,6 +179,23 @@ std::string planDifference(const tg::rt::Plan& symbolic, const tg::rt::Plan& exa
                " on axis " + std::to_string(d) + " for " + std::to_string(exact.launches[l].dims.grid[d]) + " x " +
                std::to_string(exact.launches[l].dims.block[d]);
     if (symbolic.launches[l].buffers != exact.launches[l].buffers) return launch + "other buffers";
+    if (at.tensorMaps[l].size() != exact.launches[l].tensorMaps.size()) return launch + "other tensor maps";
+    for (size_t m = 0; m < at.tensorMaps[l].size(); ++m) {
+      const tg::rt::TensorMapSpec &x = at.tensorMaps[l][m], &y = exact.launches[l].tensorMaps[m].spec;
+      auto text = [](const tg::rt::TensorMapSpec& t) {
+        std::string s = "rank " + std::to_string(t.rank) + ", dims";
+        for (uint32_t d = 0; d < 3; ++d) s += " " + std::to_string(t.dims[d]);
+        s += ", strides " + std::to_string(t.strides[0]) + " " + std::to_string(t.strides[1]) + ", box";
+        for (uint32_t d = 0; d < 3; ++d) s += " " + std::to_string(t.box[d]);
+        return s + ", at byte " + std::to_string(t.byteOffset);
+      };
+      // (The strides of dims the map's rank does not have are not read.)
+      const bool same = x.type == y.type && x.rank == y.rank && x.box[0] == y.box[0] && x.box[1] == y.box[1] &&
+                        x.box[2] == y.box[2] && x.byteOffset == y.byteOffset && x.swizzle128 == y.swizzle128 &&
+                        std::equal(x.dims, x.dims + x.rank, y.dims) && std::equal(x.strides, x.strides + x.rank - 1, y.strides);
+      if (!same) return launch + "tensor map " + std::to_string(m) + ": " + text(x) + " for " + text(y);
+    }
+    if (at.launchSizes[l].size() != symbolic.launches[l].sizes.size()) return launch + "size arguments";
     const std::string& a = symbolic.kernels[static_cast<size_t>(symbolic.launches[l].kernel)].source;
     const std::string& b = exact.kernels[static_cast<size_t>(exact.launches[l].kernel)].source;
     if (std::string d = firstDifference(normalized(a), normalized(b)); !d.empty()) return launch + d;
@@ -226,6 +249,46 @@ TEST(SymbolicPlan, PositionsAlongDynamicAndStaticDimsAreThoseOfEachSize) {
 
 TEST(SymbolicPlan, RowKernelsOverDynamicRowsAreThoseOfEachSize) {
   expectPlanAtEachSize(kRows, {{1, 1}, {2, 2}, {3, 7}, {64, 4096}, {17, 31}, {5, 4093}, {1, 8}});
+}
+
+// Matmuls over dynamic rows and batch (wgmma, sm_90a): a layer over [batch, seq, 256] with a
+// bias and gelu in its epilogue (M = seq per batch), then one over those rows flattened
+// ([batch*seq, 1024], a reshape of its result) with a residual, and an f32 one read as TF32
+// with a direct-store epilogue. At sizes whose static tiles are those chosen for the ranges'
+// largest sizes, the plan is the static plan: grids (persistent, balanced), tensor maps (dims
+// and strides encoded at the sizes), buffers and kernel text but for where M and the batch
+// come from.
+constexpr const char* kMatmuls = R"(
+!x = tensor<?x?x256xbf16, #tg.sizes<[batch, seq, 256]>>
+!h = tensor<?x?x1024xbf16, #tg.sizes<[batch, seq, 1024]>>
+!f = tensor<?x1024xbf16, #tg.sizes<[batch*seq, 1024]>>
+!y = tensor<?x256xbf16, #tg.sizes<[batch*seq, 256]>>
+!s = tensor<?x256xf32, #tg.sizes<[batch*seq, 256]>>
+!t = tensor<?x64xf32, #tg.sizes<[batch*seq, 64]>>
+func.func @layers(%x: !x, %w1: tensor<1024x256xbf16>, %b1: tensor<1024xbf16>, %w2: tensor<256x1024xbf16>, %r: !y, %s: !s, %w3: tensor<64x256xf32>) -> (!y, !t) attributes {tg.symbols = [#tg.symbol<"batch", 1, 64>, #tg.symbol<"seq", 1, 4096>]} {
+  %0 = tg.matmul %x, %w1 transpose_b : !x, tensor<1024x256xbf16> -> !h
+  %1 = tg.broadcast %b1 dims = [2] : tensor<1024xbf16> to !h
+  %2 = tg.add %0, %1 : !h
+  %3 = tg.gelu %2 approximate = tanh : !h
+  %4 = tg.reshape %3 : !h to !f
+  %5 = tg.matmul %4, %w2 transpose_b : !f, tensor<256x1024xbf16> -> !y
+  %6 = tg.add %5, %r : !y
+  %7 = tg.matmul %s, %w3 transpose_b : !s, tensor<64x256xf32> -> !t
+  %8 = tg.relu %7 : !t
+  return %6, %8 : !y, !t
+}
+)";
+
+TEST(SymbolicPlan, MatmulsOverDynamicRowsAreThoseOfEachSize) {
+  const tg::rt::Plan symbolic = compileText(kMatmuls, {});
+  ASSERT_EQ(symbolic.launches.size(), 3u) << symbolic.str();
+  // (Static tiles: 128 x 256 for the first from 800 rows per batch of two, for the second from
+  // 12,673 rows; the third's 128 x 64 everywhere.)
+  for (auto [batch, seq] : SizeList{{4, 4000}, {64, 4096}, {5, 4093}, {17, 1000}, {4, 3203}}) {
+    SCOPED_TRACE("batch " + std::to_string(batch) + ", seq " + std::to_string(seq));
+    const tg::rt::Plan exact = compileText(kMatmuls, {{"batch", batch}, {"seq", seq}});
+    EXPECT_EQ(planDifference(symbolic, exact, {batch, seq}), "");
+  }
 }
 
 // Random programs (tests/common/RandomGraph.h: elementwise chains, reductions, softmax and

@@ -9,6 +9,12 @@
 // row and column (b, m, n), not by its linear index: a bias [N] is then read at `n`, the same
 // expression for every row a thread holds, so the compiler loads it once per column.
 //
+// Over dynamic dims (issue 18) the rows M and the batch are run-time values (`rowsM()`, which
+// the kernel's body defines from its size arguments); every other value of the epilogue has the
+// matmul's shape and is read by (b, m, n) through broadcasts, or through layouts between static
+// types, whose index arithmetic needs no run-time extent (staticIndexable); anything else is
+// refused.
+//
 //===----------------------------------------------------------------------===//
 #include "GemmEmission.h"
 #include "IndexExpr.h"
@@ -25,15 +31,60 @@ using namespace mlir;
 
 namespace tg::codegen {
 
+namespace {
+
+/// Over dynamic dims: the indices (b, m, n) of an element of the matmul's result `type`
+/// ([batch..., M, N], N static): the batch dims from b (the first without a modulo, the others
+/// each kUnknownIndex when dynamic), m and n, bounded by their largest values.
+DimIndices symbolicElement(RankedTensorType type, const SymbolicSizes& symbolic, mlir::Value result) {
+  const Shape shape(type.getShape().begin(), type.getShape().end());
+  const std::vector<SizeExpr> sizes = symbolic.dims(result);
+  const size_t rank = shape.size();
+  SizeExpr batch(1);
+  for (size_t d = 0; d + 2 < rank; ++d) batch = batch * sizes[d];
+  const int64_t batchBound = symbolic.largest(batch).value_or(int64_t(1) << 62) + 1;
+  DimIndices e;
+  e.shape = shape;
+  const IndexExpr b = IndexExpr::var("b", batchBound);
+  int64_t stride = 1;
+  std::vector<IndexExpr> reversed;
+  bool known = true;
+  for (size_t d = rank - 2; d-- > 0;) {
+    if (!known || (d > 0 && ShapedType::isDynamic(shape[d]))) {
+      known = false;
+      reversed.push_back(IndexExpr::var(kUnknownIndex, int64_t(1) << 62));
+      continue;
+    }
+    reversed.push_back(d == 0 ? b / stride : (b / stride) % shape[d]);
+    if (d > 0) stride *= shape[d];
+  }
+  e.dims.assign(reversed.rbegin(), reversed.rend());
+  e.dims.push_back(IndexExpr::var("m", symbolic.largest(sizes[rank - 2]).value_or(int64_t(1) << 62) + 1));
+  e.dims.push_back(IndexExpr::var("n", shape.back()));
+  return e;
+}
+
+/// Whether two tensor types have the same dims (and, over dynamic dims, the same sizes).
+bool sameSizes(RankedTensorType a, RankedTensorType b) {
+  return a.getShape() == b.getShape() && a.getEncoding() == b.getEncoding();
+}
+
+}  // namespace
+
 FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
-                                        const CodeGenOptions& options) {
+                                        const CodeGenOptions& options, const SymbolicSizes* symbolic) {
   Block& body = fusion.getBody().front();
   auto yield = cast<ir::YieldOp>(body.getTerminator());
   auto type = cast<RankedTensorType>(mm.getType());
   const Shape shape(type.getShape().begin(), type.getShape().end());
-  const int64_t numel = type.getNumElements();
+  // Over dynamic dims, counts are compared as polynomials and bounded by their largest values.
+  const SizeExpr numelExpr = symbolic ? symbolic->numel(mm.getResult()) : SizeExpr(type.getNumElements());
+  auto sameCount = [&](Value v) { return symbolic ? symbolic->numel(v) == numelExpr : numelOf(v) == type.getNumElements(); };
+  const std::optional<int64_t> largest = symbolic ? symbolic->largest(numelExpr) : numelExpr.constant();
+  if (!largest) return fusion.emitOpError("has a matmul whose element count overflows over the symbols' ranges");
+  const int64_t numel = *largest;
   for (Value v : yield.getValues())
-    if (numelOf(v) != numel)
+    if (!sameCount(v))
       return fusion.emitOpError("epilogue results must have the matmul's shape");
 
   std::ostringstream os;
@@ -42,15 +93,21 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
   std::string sfx;
   const std::string index = indexType(numel + 64, sfx);
   os << "  typedef " << index << " EIndex;\n";
+  // The rows M: a constant, or (over dynamic dims) the body's size argument.
+  if (!symbolic) os << "  __device__ __forceinline__ long long rowsM() const { return kM; }\n";
   // The element's indices over the matmul's shape [batch..., M, N]: b (the batch dims, flat),
   // m, n, and i, the linear index they make.
-  const int64_t rows = shape[shape.size() - 2], cols = shape.back();
-  const int64_t batches = numel / std::max<int64_t>(1, rows * cols);
-  DimIndices element = delinearize(IndexExpr::var("b", batches),
-                                   Shape(shape.begin(), shape.end() - 2));
-  element.dims.push_back(IndexExpr::var("m", rows));
-  element.dims.push_back(IndexExpr::var("n", cols));
-  element.shape = shape;
+  DimIndices element;
+  if (symbolic) {
+    element = symbolicElement(type, *symbolic, mm.getResult());
+  } else {
+    const int64_t rows = shape[shape.size() - 2], cols = shape.back();
+    const int64_t batches = numel / std::max<int64_t>(1, rows * cols);
+    element = delinearize(IndexExpr::var("b", batches), Shape(shape.begin(), shape.end() - 2));
+    element.dims.push_back(IndexExpr::var("m", rows));
+    element.dims.push_back(IndexExpr::var("n", cols));
+    element.shape = shape;
+  }
   element.linear = std::make_shared<IndexExpr>(IndexExpr::var("i", numel));
   // compute(i, b, m, n, acc, r...): the fused ops for one element, into the results.
   os << "  __device__ __forceinline__ void compute(EIndex i, EIndex b, EIndex m, EIndex n, float acc";
@@ -64,7 +121,7 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
     if (auto it = names.find(v); it != names.end()) return it->second;
     if (auto splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
     LayoutChain chain = traceLayout(v);
-    if (chain.linear && chain.root != v && numelOf(chain.root) == numel) {
+    if (chain.linear && chain.root != v && sameCount(chain.root)) {
       FailureOr<std::string> n = nameOf(chain.root);
       if (succeeded(n)) names[v] = *n;
       return n;
@@ -75,14 +132,17 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
     Value root;
     auto vt = cast<RankedTensorType>(v.getType());
     const Shape vShape(vt.getShape().begin(), vt.getShape().end());
+    if (symbolic && (!sameSizes(vt, type) || !staticIndexable(v))) return failure();
     DimIndices idx = mapToRoot(
         v, vShape == shape ? element : delinearize(IndexExpr::var("i", numel), vShape), root);
+    const std::string offset = linearize(idx).str(sfx);
+    if (offset.find(kUnknownIndex) != std::string::npos) return failure();
     const DType dt = dtypeOfValue(v);
     std::string n = "e";  // (not "e" + ...: GCC 12 warns wrongly of overlapping copies there)
     n += std::to_string(counter++);
     os << "    const " << computeType(dt) << " " << n << " = "
        << loadConvert(dt, "in" + std::to_string(cast<BlockArgument>(root).getArgNumber()) + "[" +
-                              linearize(idx).str(sfx) + "]")
+                              offset + "]")
        << ";\n";
     names[v] = n;
     return n;
@@ -98,13 +158,18 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
     std::vector<std::string> operands;
     for (Value v : op.getOperands()) {
       FailureOr<std::string> n = nameOf(v);
-      if (failed(n)) return op.emitOpError("has an operand the matmul epilogue cannot read");
+      if (failed(n))
+        return op.emitOpError("has an operand the matmul epilogue cannot read")
+               << (symbolic ? " over dynamic dims (only values of the matmul's shape through broadcasts)" : "");
       operands.push_back(*n);
     }
     if (isa<ir::IotaOp>(op)) {  // at this element: (b, m, n) over the matmul's shape, else i
       auto t = cast<RankedTensorType>(op.getResult(0).getType());
       const Shape s(t.getShape().begin(), t.getShape().end());
+      if (symbolic && !sameSizes(t, type)) return op.emitOpError("has a shape the matmul epilogue cannot index over dynamic dims");
       operands.push_back(iotaOperand(&op, s == shape ? element : delinearize(IndexExpr::var("i", numel), s), sfx));
+      if (operands.back().find(kUnknownIndex) != std::string::npos)
+        return op.emitOpError("needs a run-time extent to index over dynamic dims");
     }
     std::string n = "v" + std::to_string(counter++);
     os << elementwiseLine(&op, *d, operands, n, options.precision);
@@ -123,13 +188,13 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
   auto resultType = [&](unsigned j) { return dtypeOfValue(yield.getOperand(j)); };
   os << "  __device__ __forceinline__ void store(long long b, long long m, long long n, float v0,"
         " float v1) const {\n"
-     << "    if (m >= kM || n >= kN) return;\n"
+     << "    if (m >= rowsM() || n >= kN) return;\n"
      << "    if (kN % 2 != 0) {  // odd rows: the pair is not aligned\n"
      << "      store(b, m, n, v0);\n"
      << "      if (n + 1 < kN) store(b, m, n + 1, v1);\n"
      << "      return;\n"
      << "    }\n"
-     << "    const EIndex i = ((EIndex)b * (EIndex)kM + (EIndex)m) * (EIndex)kN + (EIndex)n;\n";
+     << "    const EIndex i = ((EIndex)b * (EIndex)rowsM() + (EIndex)m) * (EIndex)kN + (EIndex)n;\n";
   for (unsigned j = 0; j < results; ++j)
     os << "    " << computeType(resultType(j)) << " x" << j << ", y" << j << ";\n";
   os << "    compute(i, (EIndex)b, (EIndex)m, (EIndex)n, v0";
@@ -155,8 +220,8 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
     os << "  template <bool kCheck = true>\n"
        << "  __device__ __forceinline__ unsigned pair(long long b, long long m, long long n, float v0,"
           " float v1) const {\n"
-       << "    if (kCheck && (m >= kM || n >= kN)) return 0u;\n"
-       << "    const EIndex i = ((EIndex)b * (EIndex)kM + (EIndex)m) * (EIndex)kN + (EIndex)n;\n"
+       << "    if (kCheck && (m >= rowsM() || n >= kN)) return 0u;\n"
+       << "    const EIndex i = ((EIndex)b * (EIndex)rowsM() + (EIndex)m) * (EIndex)kN + (EIndex)n;\n"
        << "    " << computeType(rt) << " x0, y0 = 0;\n"
        << "    compute(i, (EIndex)b, (EIndex)m, (EIndex)n, v0, x0);\n"
        << "    if (!kCheck || n + 1 < kN) compute(i + 1, (EIndex)b, (EIndex)m, (EIndex)n + 1, v1, y0);\n"
@@ -164,7 +229,7 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
   }
   // store(b, m, n, v): one element (the CUDA-core path).
   os << "  __device__ __forceinline__ void store(long long b, long long m, long long n, float v) const {\n"
-     << "    const EIndex i = ((EIndex)b * (EIndex)kM + (EIndex)m) * (EIndex)kN + (EIndex)n;\n";
+     << "    const EIndex i = ((EIndex)b * (EIndex)rowsM() + (EIndex)m) * (EIndex)kN + (EIndex)n;\n";
   for (unsigned j = 0; j < results; ++j)
     os << "    " << computeType(resultType(j)) << " x" << j << ";\n";
   os << "    compute(i, (EIndex)b, (EIndex)m, (EIndex)n, v";

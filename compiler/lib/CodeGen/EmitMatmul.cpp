@@ -91,13 +91,16 @@ int gemmEpilogueOps(ir::FusionOp fusion) {
 }
 
 FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& name,
-                                     const CodeGenOptions& options) {
+                                     const CodeGenOptions& options, const SymbolicSizes* symbolic) {
   ir::MatmulOp mm;
   fusion.getBody().walk([&](ir::MatmulOp m) { mm = m; });
   if (!mm) return fusion.emitOpError("gemm kernels hold one matmul");
   ir::MatmulConfigAttr config = fusion.getMatmulAttr();
   if (!config) return fusion.emitOpError("has no matmul configuration: run tg-select-matmul first");
-  if (config.getPath() == ir::MatmulPath::wgmma) return emitMatmulWgmma(fusion, mm, config, name, options);
+  if (config.getPath() == ir::MatmulPath::wgmma) return emitMatmulWgmma(fusion, mm, config, name, options, symbolic);
+  if (symbolic)
+    return fusion.emitOpError("is a matmul over dynamic dims on the ")
+           << ir::stringifyMatmulPath(config.getPath()) << " path; only the wgmma path is generated over them";
   if (config.getPath() == ir::MatmulPath::mma_sync) return emitMatmulMma(fusion, mm, config, name, options);
   if (config.getPath() == ir::MatmulPath::gemv || config.getPath() == ir::MatmulPath::gemv_mma)
     return emitMatmulGemv(fusion, mm, config, name, options);

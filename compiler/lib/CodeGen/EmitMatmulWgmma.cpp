@@ -18,6 +18,7 @@
 #include "ScalarMath.h"
 
 #include "tg/Dialect/LayoutChain.h"
+#include "tg/Dialect/SymbolicTypes.h"
 
 #include <algorithm>
 #include <sstream>
@@ -87,9 +88,20 @@ rt::TensorMapSpec wgmmaOperandMap(DType d, int64_t batch, int64_t rows, int64_t 
   return s;
 }
 
+namespace {
+
+/// Over dynamic dims: `map` (an operand or result stored [batch] x rows x cols, `cols` static)
+/// with its rows, batch and strides as sizes the runtime evaluates at each run.
+void makeSymbolic(rt::PlanTensorMap& map, const SizeExpr& batch, const SizeExpr& rows, int64_t cols, int64_t esize) {
+  map.symbolicDims = {SizeExpr(cols), rows, batch};
+  map.symbolicStrides = {SizeExpr(cols * esize), rows * SizeExpr(cols * esize)};
+}
+
+}  // namespace
+
 FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
                                           ir::MatmulConfigAttr config, const std::string& name,
-                                          const CodeGenOptions& options) {
+                                          const CodeGenOptions& options, const SymbolicSizes* symbolic) {
   DenseI64ArrayAttr tile = config.getTile();
   const int bm = static_cast<int>(tile[0]), bn = static_cast<int>(tile[1]), bk = static_cast<int>(tile[2]);
   const int stages = static_cast<int>(config.getStages());
@@ -106,10 +118,28 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   auto ta = cast<RankedTensorType>(mm.getA().getType()), tb = cast<RankedTensorType>(mm.getB().getType());
   auto tc = cast<RankedTensorType>(mm.getType());
   const int64_t ra = ta.getRank(), rb = tb.getRank(), rc = tc.getRank();
-  const int64_t M = tc.getShape()[rc - 2], N = tc.getShape()[rc - 1];
+  const int64_t N = tc.getShape()[rc - 1];
   const bool transA = mm.getTransposeA(), transB = mm.getTransposeB();
   const int64_t K = transA ? ta.getShape()[ra - 2] : ta.getShape()[ra - 1];
-  const int64_t batch = tc.getNumElements() / std::max<int64_t>(1, M * N);
+  // M and the batch: numbers, or over dynamic dims sizes of the symbols (their largest values
+  // in M and batch, for the checks and the summary); N and K are static (tg-select-matmul).
+  SizeExpr sizeM(tc.getShape()[rc - 2]), sizeBatch(1);
+  if (symbolic) {
+    const std::vector<SizeExpr> dims = symbolic->dims(mm.getResult());
+    sizeM = dims[rc - 2];
+    for (int64_t d = 0; d + 2 < rc; ++d) sizeBatch = sizeBatch * dims[d];
+    if (ShapedType::isDynamic(N) || ShapedType::isDynamic(K) || transA || ir::isSymbolic(mm.getB().getType()))
+      return fusion.emitOpError("over dynamic dims, a wgmma matmul takes N, K and B static and A not transposed");
+  } else {
+    sizeBatch = SizeExpr(tc.getNumElements() / std::max<int64_t>(1, tc.getShape()[rc - 2] * N));
+  }
+  const std::optional<int64_t> largestM = symbolic ? symbolic->largest(sizeM) : sizeM.constant();
+  const std::optional<int64_t> largestBatch = symbolic ? symbolic->largest(sizeBatch) : sizeBatch.constant();
+  if (!largestM || !largestBatch) return fusion.emitOpError("has a matmul whose sizes overflow over the symbols' ranges");
+  const int64_t M = *largestM, batch = *largestBatch;
+  auto sizeText = [&](const SizeExpr& e) {
+    return symbolic && !e.isConstant() ? e.str(symbolic->names) : std::to_string(*e.constant());
+  };
   const DType dt = dtypeOfValue(mm.getA());
   if (dt != DType::BF16 && dt != DType::F16 && dt != DType::F32)
     return fusion.emitOpError("the wgmma path takes bf16, f16 or f32 (as TF32) operands");
@@ -124,15 +154,19 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   std::ostringstream os;
   os << wgmmaWrapper("tg_wgmma", bn, dt, transA, !transB, /*registerA=*/false);
   os << "struct TgBody {\n";
-  os << "  static constexpr long long kM = " << M << "ll, kN = " << N << "ll, kK = " << K
-     << "ll, kBatch = " << batch << "ll, kTilesM = " << tilesM << "ll, kTilesN = " << tilesN
-     << "ll;\n";
-  for (unsigned i = 0; i < fusion.getNumOperands(); ++i)
-    os << "  const " << storageType(dtypeOfValue(fusion.getBody().getArgument(i))) << "* __restrict__ in"
-       << i << ";\n";
-  for (unsigned j = 0; j < fusion.getNumResults(); ++j)
-    os << "  " << storageType(dtypeOfValue(fusion.getResult(j))) << "* __restrict__ out" << j << ";\n";
-  FailureOr<std::string> epilogue = emitGemmEpilogue(fusion, mm, options);
+  if (symbolic)  // M and the batch are the size arguments after the pointers
+    os << "  static constexpr long long kN = " << N << "ll, kK = " << K << "ll, kTilesN = " << tilesN << "ll;\n";
+  else
+    os << "  static constexpr long long kM = " << M << "ll, kN = " << N << "ll, kK = " << K
+       << "ll, kBatch = " << batch << "ll, kTilesN = " << tilesN << "ll;\n";
+  os << gemmBodyPointers(fusion);
+  if (symbolic)
+    os << "  long long m_, batch_;\n"
+       << "  __device__ __forceinline__ long long rowsM() const { return m_; }\n"
+       << "  __device__ __forceinline__ long long batches() const { return batch_; }\n";
+  else
+    os << "  __device__ __forceinline__ long long batches() const { return kBatch; }\n";
+  FailureOr<std::string> epilogue = emitGemmEpilogue(fusion, mm, options, symbolic);
   if (failed(epilogue)) return failure();
   os << *epilogue << "};\n";
 
@@ -143,6 +177,7 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   const uint32_t kBox = static_cast<uint32_t>(bk);
   e.tensorMaps.push_back({ia, transA ? wgmmaOperandMap(dt, batchA, K, M, 64, 64)
                                      : wgmmaOperandMap(dt, batchA, M, K, kBox, static_cast<uint32_t>(bm))});
+  if (symbolic) makeSymbolic(e.tensorMaps.back(), batchA ? sizeBatch : SizeExpr(1), sizeM, K, esize);
   e.tensorMaps.push_back({ib, transB ? wgmmaOperandMap(dt, batchB, N, K, kBox, static_cast<uint32_t>(bn))
                                      : wgmmaOperandMap(dt, batchB, K, N, 64, 64)});
 
@@ -156,11 +191,14 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   if (tmaStore) {
     rt::TensorMapSpec c = wgmmaOperandMap(resultType, batchC, M, N, 64, 64);
     e.tensorMaps.push_back({static_cast<int>(fusion.getNumOperands()), c});
+    if (symbolic)
+      makeSymbolic(e.tensorMaps.back(), batchC ? sizeBatch : SizeExpr(1), sizeM, N,
+                   static_cast<int64_t>(dtype_size(resultType)));
   }
   std::ostringstream summary;
   summary << "gemm (wgmma" << (dt == DType::F32 ? " TF32" : "") << " + TMA, tile " << bm << "x" << bn << "x" << bk << ", " << stages
-          << " stages, " << (pingpong ? "ping-pong" : "cooperative") << "): " << batch << " x ["
-          << M << " x " << K << "] @ [" << K << " x " << N << "]"
+          << " stages, " << (pingpong ? "ping-pong" : "cooperative") << "): " << sizeText(sizeBatch) << " x ["
+          << sizeText(sizeM) << " x " << K << "] @ [" << K << " x " << N << "]"
           << (transA ? " A^T" : "") << (transB ? " B^T" : "");
   int epilogueOps = 0;
   for (Operation& op : fusion.getBody().front())
@@ -192,6 +230,11 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
   int64_t ctas = (tiles + rounds - 1) / rounds;
   if (options.tuning.gemmCtas > 0) ctas = options.tuning.gemmCtas;
   e.dims.grid[0] = static_cast<uint32_t>(std::min<int64_t>(tiles, ctas));
+  if (symbolic) {  // the same rule at each run's tiles: ceil(M / bm) x tilesN x batch
+    const bool tuned = options.tuning.gemmCtas > 0;
+    e.symbolicGrid.push_back({sizeM, bm, tuned ? int64_t(options.tuning.gemmCtas) : sms, sizeBatch * SizeExpr(tilesN), !tuned});
+    e.sizes = {sizeM, sizeBatch};
+  }
   e.dims.block[0] = 384;
   // The stages, the epilogue's buffers, 1 KiB to align them, two mbarriers per stage and, for
   // ping-pong, the two that order the consumers' mainloops.

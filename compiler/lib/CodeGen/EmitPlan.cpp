@@ -57,17 +57,7 @@ SizeExpr SymbolicSizes::numel(Value v) const {
 }
 
 std::optional<int64_t> SymbolicSizes::largest(const SizeExpr& e) const {
-  std::optional<int64_t> best;
-  const size_t n = names.size();
-  if (n > 16) return std::nullopt;
-  std::vector<int64_t> at(n);
-  for (uint64_t corner = 0; corner < (uint64_t(1) << n); ++corner) {
-    for (size_t i = 0; i < n; ++i) at[i] = (corner >> i) & 1 ? hi[i] : lo[i];
-    std::optional<int64_t> v = e.evaluate(at);
-    if (!v) return std::nullopt;
-    best = best ? std::max(*best, *v) : *v;
-  }
-  return best;
+  return ir::largestValue(e, ir::Symbols{names, lo, hi});
 }
 
 std::string elementwiseLine(Operation* op, const ir::OpDescription& d,
@@ -238,9 +228,12 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     const bool overSymbols =
         llvm::any_of(fusion->getOperandTypes(), ir::isSymbolic) || llvm::any_of(fusion->getResultTypes(), ir::isSymbolic);
     if (overSymbols) {
-      // Over dynamic dims: elementwise and row kernels so far; everything else says what it is.
+      // Over dynamic dims: elementwise, row and (wgmma) matmul kernels so far; everything else
+      // says what it is.
       if (fusion.getKind() == ir::FusionKind::row)
         emission = emitRow(fusion, name.str(), options, &symbolic);
+      else if (fusion.getKind() == ir::FusionKind::gemm)
+        emission = emitMatmul(fusion, name.str(), options, &symbolic);
       else if (fusion.getKind() != ir::FusionKind::elementwise || fusion->hasAttr(kInPlaceAttr) || isTransposeCopy(fusion))
         return fusion.emitOpError("is a ")
                << (fusion->hasAttr(kInPlaceAttr) ? "dynamic_update_slice"

@@ -42,11 +42,14 @@ std::string gemmBodyPointers(ir::FusionOp fusion);
 /// The elementwise ops fused into the gemm kernel's epilogue (for kernel summaries).
 int gemmEpilogueOps(ir::FusionOp fusion);
 
-/// TgBody members `element(i, acc)` and `store(b, m, n, v0, v1)`: the fused elementwise
-/// consumers of `mm` inside `fusion`, applied to accumulators and written to every result.
-/// The body must declare kM, kN, in<i> and out<j>.
+/// TgBody members `compute(i, b, m, n, acc, r...)` and `store(b, m, n, v0, v1)` (and `pair`
+/// for one 2-byte result): the fused elementwise consumers of `mm` inside `fusion`, applied to
+/// accumulators and written to every result. The body must declare kN, in<i> and out<j>, and
+/// kM (the epilogue defines `rowsM()` from it) or, with `symbolic` (over dynamic dims),
+/// `rowsM()` itself.
 mlir::FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
-                                              const CodeGenOptions& options);
+                                              const CodeGenOptions& options,
+                                              const SymbolicSizes* symbolic = nullptr);
 
 /// A `__device__` function `name(d, a, db, accumulate)` wrapping one
 /// wgmma.mma_async.m64n<bn>k16 (k8 for TF32) into `bn / 2` f32 accumulators `d`: A from a
@@ -62,11 +65,14 @@ rt::TensorMapSpec wgmmaOperandMap(DType d, int64_t batch, int64_t rows, int64_t 
                                   uint32_t boxRows);
 
 /// The Hopper path (`#tg.matmul<path = wgmma, ...>`): templates/matmul_wgmma.cuh with TMA
-/// tensor maps.
+/// tensor maps. With `symbolic` (over dynamic dims: M and the batch may depend on the symbols),
+/// the kernel takes M and the batch as size arguments, and the tensor maps and the grid are
+/// stated as sizes the runtime evaluates at each run.
 mlir::FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
                                                 ir::MatmulConfigAttr config,
                                                 const std::string& name,
-                                                const CodeGenOptions& options);
+                                                const CodeGenOptions& options,
+                                                const SymbolicSizes* symbolic = nullptr);
 
 /// The sm_80 path (`#tg.matmul<path = mma_sync, ...>`): templates/matmul_mma.cuh, cp.async +
 /// mma.sync.

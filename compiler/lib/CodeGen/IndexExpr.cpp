@@ -141,7 +141,7 @@ IndexExpr linearize(const DimIndices& idx) {
   int64_t stride = 1;
   for (int64_t d = static_cast<int64_t>(idx.shape.size()) - 1; d >= 0; --d) {
     sum = idx.dims[d] * stride + sum;
-    stride *= idx.shape[d];
+    if (d > 0) stride *= idx.shape[d];  // (the first extent is no stride: it may be dynamic)
   }
   return sum;
 }

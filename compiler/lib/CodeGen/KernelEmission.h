@@ -132,8 +132,10 @@ mlir::FailureOr<KernelEmission> emitTransposeCopy(ir::FusionOp fusion, const std
 /// which shares its input's buffer (templates/update.cuh, EmitUpdate.cpp).
 mlir::FailureOr<KernelEmission> emitInPlaceUpdate(ir::FusionOp fusion, const std::string& name,
                                                   const CodeGenOptions& options);
+/// A gemm fusion on its `#tg.matmul` path; with `symbolic` (over dynamic dims), the wgmma path
+/// only.
 mlir::FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& name,
-                                           const CodeGenOptions& options);
+                                           const CodeGenOptions& options, const SymbolicSizes* symbolic = nullptr);
 
 /// Helpers shared by the emitters.
 /// `    const <type> <name> = <expr>;` computing elementwise `op` (described by `d`) from the

@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <tuple>
 
 #include "mlir/IR/OpImplementation.h"
@@ -164,6 +165,20 @@ std::optional<graph::TensorType> instantiate(Type type, const Symbols& symbols, 
     return std::nullopt;
   }
   return out;
+}
+
+std::optional<int64_t> largestValue(const SizeExpr& size, const Symbols& symbols) {
+  const size_t n = symbols.names.size();
+  if (n > 16) return std::nullopt;
+  std::optional<int64_t> best;
+  std::vector<int64_t> at(n);
+  for (uint64_t corner = 0; corner < (uint64_t(1) << n); ++corner) {
+    for (size_t i = 0; i < n; ++i) at[i] = (corner >> i) & 1 ? symbols.max[i] : symbols.min[i];
+    std::optional<int64_t> v = size.evaluate(at);
+    if (!v) return std::nullopt;
+    best = best ? std::max(*best, *v) : *v;
+  }
+  return best;
 }
 
 std::vector<std::vector<int64_t>> verificationSizes(const Symbols& symbols, std::span<const int> used) {

@@ -58,10 +58,6 @@ bool isKernelOp(Operation* op) {
   return op && !isLayoutOp(op) && !isa<ir::ConstantOp, func::ReturnOp>(op);
 }
 
-int64_t resultNumel(Operation* op) {
-  return cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
-}
-
 /// The element count of `op`'s result, and R of `rows`, as text (polynomials over dynamic dims).
 std::string numelText(Operation* op) {
   std::vector<std::string> names;
@@ -80,10 +76,7 @@ std::string locText(Location loc) {
 /// Phase 1: the grouping decision, kept separate from the IR so it can be printed and tested.
 class FusionPlan {
  public:
-  /// `symbolic`: the function has dynamic dims; matmuls then take no epilogue (each is a
-  /// kernel of its own, which tg-select-matmul refuses).
-  FusionPlan(Block& block, bool fuse, bool fuseReductions, bool symbolic)
-      : block_(block), fuseReductions_(fuseReductions), symbolic_(symbolic) {
+  FusionPlan(Block& block, bool fuse, bool fuseReductions) : block_(block), fuseReductions_(fuseReductions) {
     decide(fuse);
   }
 
@@ -261,11 +254,11 @@ class FusionPlan {
     if (ma && mb) return "both kernels hold a matmul (one matmul per kernel)";
     ir::MatmulOp mm = ma ? ma : mb;
     if (!mm) return {};
-    if (symbolic_) return "a matmul over dynamic dims (tg.symbols) takes no epilogue yet";
     if (Operation* c = indexedReadOf(a) ? indexedReadOf(a) : indexedReadOf(b))
       return "the " + c->getName().stripDialect().str() + " at " + locText(c->getLoc()) +
              " is computed in an elementwise kernel, not a matmul epilogue";
-    const int64_t numel = resultNumel(mm);
+    std::vector<std::string> names;  // element counts as polynomials (over dynamic dims)
+    const SizeExpr numel = elementCount(mm.getType(), names);
     llvm::SmallPtrSet<Operation*, 4> operandProducers;
     for (Value v : mm->getOperands())
       if (Operation* def = traceLayout(v).root.getDefiningOp()) operandProducers.insert(def);
@@ -276,10 +269,10 @@ class FusionPlan {
           return "'" + m->getName().getStringRef().str() + "' at " + locText(m->getLoc()) +
                  " computes an operand of the matmul at " + locText(mm->getLoc()) +
                  ", which reads its operands from memory (no prologue fusion)";
-        if (resultNumel(m) != numel)
+        if (elementCount(m->getResult(0).getType(), names) != numel)
           return "'" + m->getName().getStringRef().str() + "' at " + locText(m->getLoc()) +
-                 " has " + std::to_string(resultNumel(m)) + " elements, not the " +
-                 std::to_string(numel) + " of the matmul's result that its epilogue computes";
+                 " has " + numelText(m) + " elements, not the " + numel.str(names) +
+                 " of the matmul's result that its epilogue computes";
       }
     return {};
   }
@@ -392,7 +385,6 @@ class FusionPlan {
 
   Block& block_;
   const bool fuseReductions_;
-  const bool symbolic_;
   llvm::EquivalenceClasses<Operation*> classes_;
   llvm::DenseMap<Operation*, RowDomain> rows_;  // by group leader: the rows a group reduces
   std::vector<Refusal> refusals_;
@@ -511,7 +503,7 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
       recomputeConcatOperands(block);
     }
 
-    FusionPlan plan(block, fuse, fuseReductions, symbolic);
+    FusionPlan plan(block, fuse, fuseReductions);
     std::vector<FusionPlan::Refusal> refused = plan.refusals();
     if (remarks)
       for (const FusionPlan::Refusal& r : refused)

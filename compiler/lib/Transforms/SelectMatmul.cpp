@@ -50,6 +50,13 @@
 // or =simt in the environment forces that path where its conditions hold, so each kernel can
 // be tested on any GPU (mma_sync for bf16 on an H200, say).
 //
+// Over dynamic dims (a function with tg.symbols, issue 18): a matmul whose result has the
+// symbols only in its rows (M) and batch dims, with N, K and B static (a layer's weights) and
+// A [.., M, K] read whole from one input, takes the wgmma path with the tile chosen for the
+// largest M and batch of the ranges (the sizes where time matters); its kernel takes M and the
+// batch as arguments and the runtime encodes the tensor maps at each size. Any other matmul
+// over dynamic dims is an error naming why (the function is then compiled per signature).
+//
 //===----------------------------------------------------------------------===//
 #include "tg/Dialect/SymbolicTypes.h"
 #include "tg/Support/DType.h"
@@ -120,6 +127,29 @@ std::string whyNotMmaSync(ir::MatmulOp mm, const std::string& arch, bool tf32) {
   if (!e.isBF16() && !e.isF16() && !e.isF32())
     return "the tensor-core paths take bf16, f16 or f32 operands";
   return whyUnaligned(mm, "cp.async");
+}
+
+/// Whether `mm` reads or makes a tensor with dynamic dims.
+bool overDynamicDims(ir::MatmulOp mm) {
+  return ir::isSymbolic(mm.getA().getType()) || ir::isSymbolic(mm.getB().getType()) || ir::isSymbolic(mm.getType());
+}
+
+/// Over dynamic dims: why `mm` cannot be generated for the symbols' ranges (empty: it can, on
+/// the wgmma path). See the file's header.
+std::string whyNotOverDynamicDims(ir::MatmulOp mm, const std::string& arch, bool tf32, const std::string& forcePath) {
+  auto ta = cast<RankedTensorType>(mm.getA().getType());
+  auto tc = cast<RankedTensorType>(mm.getType());
+  if (ShapedType::isDynamic(tc.getShape().back())) return "its result's columns (N) depend on the symbols";
+  if (mm.getTransposeA()) return "A is read transposed ([K, M]), with M depending on the symbols";
+  if (ShapedType::isDynamic(ta.getShape().back())) return "K depends on the symbols";
+  if (ta.getShape().back() == 0) return "K is 0";
+  if (ir::isSymbolic(mm.getB().getType())) return "B depends on the symbols (only A's rows and the batch may)";
+  if (!forcePath.empty()) return "only the wgmma path is generated over them, and the path is forced to " + forcePath;
+  if (std::string why = whyNotWgmma(mm, arch, tf32); !why.empty())
+    return "only the wgmma path is generated over them: " + why;
+  LayoutChain chain = traceLayout(mm.getA());
+  if (!chain.linear || !isa<BlockArgument>(chain.root)) return "A is not read whole from one input (a window or a copy)";
+  return {};
 }
 
 /// The gemv view of `mm` when it takes a gemv path (above): a K-contiguous matrix against at
@@ -282,19 +312,15 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    // Matmuls over dynamic dims are not compiled yet; a function with dynamic dims and no
-    // matmul has nothing for this pass.
+    // Over dynamic dims: the symbols' ranges (the tiles are chosen for their largest sizes).
+    std::optional<ir::Symbols> symbols;
     if (getOperation()->hasAttr(ir::kSymbolsAttr)) {
-      ir::MatmulOp first;
-      getOperation().walk([&](ir::MatmulOp mm) {
-        if (!first) first = mm;
-      });
-      if (first) {
-        first.emitError("tg-select-matmul: a matmul in a function with dynamic dims (tg.symbols), which tg does not "
-                        "compile yet");
+      std::string error;
+      symbols = ir::symbolsOf(getOperation(), error);
+      if (!symbols) {
+        getOperation().emitError("tg-select-matmul: ") << error;
         return signalPassFailure();
       }
-      return;
     }
     if (!forcePath.empty() && forcePath != "mma_sync" && forcePath != "simt") {
       getOperation().emitError("tg-select-matmul: path '")
@@ -317,6 +343,7 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
       for (ir::FusionOp f : gemms) {
         ir::MatmulOp mm;
         f.getBody().walk([&](ir::MatmulOp m) { mm = m; });
+        if (mm && overDynamicDims(mm)) continue;  // K-major already, or refused below
         std::optional<GemvShape> gv = mm ? gemvCandidate(mm) : std::nullopt;
         if (!mm || !cast<RankedTensorType>(mm.getA().getType()).getElementType().isF32() ||
             !whyUnaligned(mm, "TMA").empty() || (!mm.getTransposeA() && mm.getTransposeB()) ||
@@ -355,7 +382,27 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
       const Type operandType = cast<RankedTensorType>(matmul.getA().getType()).getElementType();
       ArrayRef<int64_t> shape = type.getShape();
       int64_t m = shape[shape.size() - 2], n = shape.back();
-      int64_t batch = type.getNumElements() / std::max<int64_t>(1, m * n);
+      int64_t batch = 1;
+      const bool dynamic = overDynamicDims(matmul);
+      if (dynamic) {
+        // Chosen for the largest M and batch of the ranges.
+        const std::string why = symbols ? whyNotOverDynamicDims(matmul, arch, tf32, forcePath) : "no tg.symbols";
+        std::vector<std::string> names = symbols ? symbols->names : std::vector<std::string>{};
+        const std::vector<SizeExpr> sizes = ir::sizesOf(type, names);
+        SizeExpr batches(1);
+        for (size_t d = 0; d + 2 < sizes.size(); ++d) batches = batches * sizes[d];
+        std::optional<int64_t> largestM = symbols ? ir::largestValue(sizes[sizes.size() - 2], *symbols) : std::nullopt;
+        std::optional<int64_t> largestBatch = symbols ? ir::largestValue(batches, *symbols) : std::nullopt;
+        if (!why.empty() || !largestM || !largestBatch) {
+          matmul.emitError("tg-select-matmul: a matmul over dynamic dims that tg does not generate: ")
+              << (why.empty() ? std::string("its sizes overflow") : why);
+          return signalPassFailure();
+        }
+        m = *largestM;
+        batch = *largestBatch;
+      } else {
+        batch = type.getNumElements() / std::max<int64_t>(1, m * n);
+      }
       // Blocks of a bm x bn tile; about 100 of them is a wave on the GPUs tg targets.
       auto tiles = [&](int64_t bm, int64_t bn) { return batch * ((m + bm - 1) / bm) * ((n + bn - 1) / bn); };
       Builder b(&getContext());
@@ -367,7 +414,9 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
       const int64_t k = matmul.getTransposeA()
                             ? cast<RankedTensorType>(matmul.getA().getType()).getShape().end()[-2]
                             : cast<RankedTensorType>(matmul.getA().getType()).getShape().back();
-      if (k == 0) {
+      if (dynamic) {
+        path = "wgmma";
+      } else if (k == 0) {
         // Nothing to multiply: the simt kernel's K loop runs no step and its epilogue sees
         // zeros (a TMA descriptor, or a cp.async slab, cannot have a zero extent).
         path = "simt", why = "K = 0: the result is the epilogue of zeros";
@@ -433,8 +482,10 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
         // The kernels read an operand at an offset (gemmProblem): a contiguous window needs no
         // copy. The gemv paths take any offset, the others one a view holds.
         const bool gemv = path == "gemv" || path == "gemv_mma";
-        for (int index : {0, 1})
+        for (int index : {0, 1}) {
+          if (ir::isSymbolic(matmul->getOperand(index).getType())) continue;  // read whole (whyNotOverDynamicDims)
           if (ir::FusionOp copy = readWindowInPlace(fusion, matmul, index, gemv)) windowCopies.insert(copy);
+        }
         dropUnusedInputs(fusion);
       }
       auto found = copied.find(fusion);

@@ -28,6 +28,9 @@ std::vector<std::vector<size_t>> parameterSizes(const Plan& plan) {
   return sizes;
 }
 
+/// A map base no buffer has: the map is encoded at the next pack.
+constexpr DevicePtr kNotEncoded = ~DevicePtr(0);
+
 }  // namespace
 
 Executor::Executor(Plan plan, Gpu& gpu) : plan_(std::move(plan)), gpu_(gpu) {
@@ -38,7 +41,7 @@ Executor::Executor(Plan plan, Gpu& gpu) : plan_(std::move(plan)), gpu_(gpu) {
   params_ = LaunchParams(parameterSizes(plan_));
   mapBases_.resize(plan_.launches.size());
   for (size_t i = 0; i < plan_.launches.size(); ++i)
-    mapBases_[i].assign(plan_.launches[i].tensorMaps.size(), 0);
+    mapBases_[i].assign(plan_.launches[i].tensorMaps.size(), kNotEncoded);
   constants_.resize(plan_.buffers.size());
   if (plan_.symbols.empty()) evaluatePlanSizes(plan_, {}, sizes_);  // fixed for every run
   for (size_t i = 0; i < plan_.buffers.size(); ++i) {
@@ -102,6 +105,11 @@ void Executor::resize(std::span<const int64_t> values) {
   evaluatePlanSizes(plan_, values, spareSizes_);
   std::swap(sizes_, spareSizes_);
   ++sizeChanges_;
+  // Tensor maps over dynamic dims describe other extents now: encoded again at the next pack.
+  for (size_t l = 0; l < plan_.launches.size(); ++l)
+    for (size_t m = 0; m < plan_.launches[l].tensorMaps.size(); ++m)
+      if (!plan_.launches[l].tensorMaps[m].symbolicDims.empty() || !plan_.launches[l].tensorMaps[m].symbolicStrides.empty())
+        mapBases_[l][m] = kNotEncoded;
 }
 
 void Executor::run(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs,
@@ -191,7 +199,7 @@ void Executor::packLaunch(size_t li) {
   for (size_t m = 0; m < l.tensorMaps.size(); ++m) {
     const DevicePtr base = ptrs_[l.buffers[l.tensorMaps[m].arg]];
     if (mapBases_[li][m] != base) {
-      gpu_.encodeTensorMap(maps[m], l.tensorMaps[m].spec, base);
+      gpu_.encodeTensorMap(maps[m], sizes_.tensorMaps[li][m], base);
       mapBases_[li][m] = base;
     }
   }

@@ -48,7 +48,8 @@ std::string Plan::str() const {
       for (size_t d = 0; d < l.symbolicGrid.size(); ++d) {
         const PlanExtent& x = l.symbolicGrid[d];
         os << (d ? ", " : "") << "ceil((" << x.work.str(names) << ") / " << x.per << ")";
-        if (x.cap < (int64_t(1) << 31) - 1) os << " <= " << x.cap;
+        if (x.times != SizeExpr(1)) os << " * (" << x.times.str(names) << ")";
+        if (x.cap < (int64_t(1) << 31) - 1) os << " <= " << x.cap << (x.balanced ? " balanced" : "");
       }
       os << ")";
     }
@@ -59,7 +60,13 @@ std::string Plan::str() const {
     }
     for (const PlanTensorMap& m : l.tensorMaps) {
       os << " tma(arg " << m.arg << ": dims";
-      for (uint32_t d = 0; d < m.spec.rank; ++d) os << (d ? "x" : " ") << m.spec.dims[d];
+      for (uint32_t d = 0; d < m.spec.rank; ++d) {
+        os << (d ? "x" : " ");
+        if (d < m.symbolicDims.size() && !m.symbolicDims[d].isConstant())
+          os << "(" << m.symbolicDims[d].str(names) << ")";
+        else
+          os << m.spec.dims[d];
+      }
       os << ", box";
       for (uint32_t d = 0; d < m.spec.rank; ++d) os << (d ? "x" : " ") << m.spec.box[d];
       if (m.spec.byteOffset) os << ", at byte " << m.spec.byteOffset;

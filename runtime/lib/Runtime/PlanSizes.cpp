@@ -97,6 +97,7 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
 
   out.dims.resize(plan.launches.size());
   out.launchSizes.resize(plan.launches.size());
+  out.tensorMaps.resize(plan.launches.size());
   for (size_t l = 0; l < plan.launches.size(); ++l) {
     const PlanLaunch& launch = plan.launches[l];
     LaunchDims& dims = out.dims[l];
@@ -105,13 +106,30 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
       const PlanExtent& x = launch.symbolicGrid[d];
       auto what = [&] { return "grid axis " + std::string(1, "xyz"[d]) + " of launch " + std::to_string(l); };
       const int64_t work = eval(x.work, what);
-      const int64_t per = std::max<int64_t>(x.per, 1);
-      const int64_t blocks = std::clamp<int64_t>(work / per + (work % per != 0), 1, std::max<int64_t>(x.cap, 1));
+      const int64_t per = std::max<int64_t>(x.per, 1), cap = std::max<int64_t>(x.cap, 1);
+      const int64_t units = (work / per + (work % per != 0)) * (x.times == SizeExpr(1) ? 1 : eval(x.times, what));
+      int64_t blocks = std::clamp<int64_t>(units, 1, cap);
+      if (x.balanced && units > cap) {
+        const int64_t rounds = (units + cap - 1) / cap;
+        blocks = (units + rounds - 1) / rounds;
+      }
       const int64_t limit = d == 0 ? (int64_t(1) << 31) - 1 : 65535;
       if (blocks > limit)
         throw Error(where() + ": " + what() + " needs " + std::to_string(blocks) + " blocks, beyond CUDA's limit of " +
                     std::to_string(limit));
       dims.grid[d] = static_cast<uint32_t>(blocks);
+    }
+    std::vector<TensorMapSpec>& maps = out.tensorMaps[l];
+    maps.resize(launch.tensorMaps.size());
+    for (size_t m = 0; m < launch.tensorMaps.size(); ++m) {
+      const PlanTensorMap& map = launch.tensorMaps[m];
+      TensorMapSpec& spec = maps[m];
+      spec = map.spec;
+      auto what = [&] { return "tensor map " + std::to_string(m) + " of launch " + std::to_string(l); };
+      for (size_t d = 0; d < map.symbolicDims.size() && d < 3; ++d)
+        spec.dims[d] = static_cast<uint64_t>(eval(map.symbolicDims[d], what));
+      for (size_t d = 0; d < map.symbolicStrides.size() && d < 2; ++d)
+        spec.strides[d] = static_cast<uint64_t>(eval(map.symbolicStrides[d], what));
     }
     std::vector<int64_t>& sizes = out.launchSizes[l];
     sizes.resize(launch.sizes.size());

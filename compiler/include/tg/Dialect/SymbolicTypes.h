@@ -47,6 +47,11 @@ struct Symbols {
   std::vector<int64_t> min, max;
 };
 
+/// The largest value `size` takes over the symbols' ranges (symbol i is symbols' i-th), found
+/// at the corners of their box (exact for sizes of degree at most one in each symbol, which is
+/// what tg infers); nothing when it overflows or there are more than 16 symbols.
+std::optional<int64_t> largestValue(const SizeExpr& size, const Symbols& symbols);
+
 /// Failure, with an error on `func`, when it has dynamic dims (tg.symbols): what every pass
 /// that does not take them yet says first (tg-opt runs passes on any verified IR).
 mlir::LogicalResult refuseDynamicDims(mlir::Operation* func, llvm::StringRef pass);

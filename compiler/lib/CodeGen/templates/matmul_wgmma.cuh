@@ -6,7 +6,8 @@
 // wgmma's transpose, which only 2-byte operands have),
 // TG_RANK_A / TG_RANK_B (3 when the operand has a batch dim, else 2), and above this line
 // templates/tma.cuh (the TMA, mbarrier and descriptor helpers) and:
-//   struct TgBody   kM, kN, kK, kBatch, kTilesM, kTilesN; store(b, m, n, v0, v1): the epilogue
+//   struct TgBody   kN, kK, kTilesN; rowsM() and batches() (constants, or over dynamic dims the
+//                   kernel's size arguments); store(b, m, n, v0, v1): the epilogue
 //                   of elements (m, n) and (m, n + 1) (it checks the bounds); with TG_TMA_STORE,
 //                   pair<kCheck>(b, m, n, v0, v1): the same two results packed for staging
 //                   (pair<false> for tiles inside the bounds: no checks)
@@ -50,15 +51,15 @@ constexpr int kTgBStageBytes = TG_BN * TG_BK * TG_ESIZE;
 #endif
 constexpr int kTgGroupM = TG_GROUP_M;  // tiles are visited in groups of tile rows: B tiles stay in L2
 
-// The tile of linear index `tile`: batch-major, then groups of kTgGroupM tile rows walked
-// column by column, so that consecutive CTAs share B tiles in L2.
-__device__ __forceinline__ void tg_tile_coords(int tile, int& m0, int& n0, int& batch) {
-  constexpr int kPerBatch = (int)(TgBody::kTilesM * TgBody::kTilesN);
-  batch = tile / kPerBatch;
-  tile %= kPerBatch;
+// The tile of linear index `tile` of a problem of `tilesM` tile rows: batch-major, then groups
+// of kTgGroupM tile rows walked column by column, so that consecutive CTAs share B tiles in L2.
+__device__ __forceinline__ void tg_tile_coords(int tilesM, int tile, int& m0, int& n0, int& batch) {
+  const int perBatch = tilesM * (int)TgBody::kTilesN;
+  batch = tile / perBatch;
+  tile %= perBatch;
   const int perGroup = kTgGroupM * (int)TgBody::kTilesN;
   const int firstM = tile / perGroup * kTgGroupM;
-  const int groupRows = (int)TgBody::kTilesM - firstM < kTgGroupM ? (int)TgBody::kTilesM - firstM : kTgGroupM;
+  const int groupRows = tilesM - firstM < kTgGroupM ? tilesM - firstM : kTgGroupM;
   m0 = (firstM + tile % perGroup % groupRows) * TG_BM;
   n0 = tile % perGroup / groupRows * TG_BN;
 }
@@ -94,7 +95,7 @@ __device__ __forceinline__ void tg_epilogue_tma(const TgBody& body, const TgMaps
                                                 unsigned& chunk) {
   const int r0 = 16 * (t / 32) + (t % 32) / 4;
   const int row = mRow + r0, col = n0 + 2 * (t % 4);
-  const bool full = mRow + 64 <= TgBody::kM && n0 + TG_BN <= TgBody::kN;  // no bounds to check
+  const bool full = mRow + 64 <= body.rowsM() && n0 + TG_BN <= TgBody::kN;  // no bounds to check
 #pragma unroll
   for (int q = 0; q < TG_BN / 64; ++q) {
     const unsigned buf = bufs + (chunk++ & 1u) * kTgCBufBytes;
@@ -195,7 +196,8 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const unsigned cBase = bBase + TG_STAGES * kTgBStageBytes;
   const unsigned barBase = cBase + kTgCBytes;  // full[s], then empty[s]
   const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
-  constexpr int kTiles = (int)(TgBody::kTilesM * TgBody::kTilesN * TgBody::kBatch);
+  const int tilesM = (int)((body.rowsM() + TG_BM - 1) / TG_BM);
+  const int tiles = tilesM * (int)TgBody::kTilesN * (int)body.batches();
   constexpr int kTilesK = (int)((TgBody::kK + TG_BK - 1) / TG_BK);
 
   if (threadIdx.x == 0) {
@@ -213,9 +215,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     if (t != 0) return;
     int s = 0;
     unsigned phase = 0;
-    for (int tile = blockIdx.x; tile < kTiles; tile += gridDim.x) {
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       int m0, n0, batch;
-      tg_tile_coords(tile, m0, n0, batch);
+      tg_tile_coords(tilesM, tile, m0, n0, batch);
       for (int kt = 0; kt < kTilesK; ++kt) {
         tg_mbar_wait(barBase + 8 * (TG_STAGES + s), phase ^ 1);
         const unsigned full = barBase + 8 * s;
@@ -251,9 +253,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // of the same parity for its own).
   const unsigned order = barBase + 16 * TG_STAGES;  // order[0], order[1]
   float d[2][TG_BN / 2];  // both 64-row halves of each tile
-  for (int j = c, tile = blockIdx.x + c * gridDim.x; tile < kTiles; j += 2, tile += 2 * gridDim.x) {
+  for (int j = c, tile = blockIdx.x + c * gridDim.x; tile < tiles; j += 2, tile += 2 * gridDim.x) {
     int m0, n0, batch;
-    tg_tile_coords(tile, m0, n0, batch);
+    tg_tile_coords(tilesM, tile, m0, n0, batch);
     if (j > 0) tg_mbar_wait(order + 8 * c, ((j - 1) / 2) & 1);
     int prev = -1;
     for (int kt = 0, g = j * kTilesK; kt < kTilesK; ++kt, ++g)  // g: the k-block in the CTA's order
@@ -274,9 +276,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   float d[1][TG_BN / 2];  // rows [64 c, 64 c + 64) of each tile
   int s = 0;
   unsigned phase = 0;
-  for (int tile = blockIdx.x; tile < kTiles; tile += gridDim.x) {
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     int m0, n0, batch;
-    tg_tile_coords(tile, m0, n0, batch);
+    tg_tile_coords(tilesM, tile, m0, n0, batch);
     int prev = -1;
     for (int kt = 0; kt < kTilesK; ++kt) {
       tg_consume_kblock(d, c, aBase, bBase, barBase, s, phase, kt == 0, prev, t);

@@ -114,7 +114,7 @@ class Executor {
   std::vector<DevicePtr> ptrs_;
   // Per launch: parameter 0 is the struct of buffer pointers; launches that load through TMA
   // have parameter 1, their tensor maps, encoded for the base addresses in mapBases_ (re-encoded
-  // only when an address changes).
+  // only when an address changes, or the sizes of a map over dynamic dims).
   LaunchParams params_;
   std::vector<std::vector<DevicePtr>> mapBases_;
   // The CUDA graph of replayed runs (see run()).

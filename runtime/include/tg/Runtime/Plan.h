@@ -85,19 +85,29 @@ struct PlanSymbol {
   int64_t max = 1;
 };
 
-/// A launch extent (blocks along one grid axis) that depends on the symbols:
-/// max(1, min(cap, ceil(work / per))). The kernels that use one loop by the grid's stride or
-/// read their extent from their sizes, so a cap never loses work.
+/// A launch extent (blocks along one grid axis) that depends on the symbols: of
+/// units = ceil(work / per) * times, max(1, min(cap, units)); with `balanced`, the fewest
+/// blocks that take the same number of rounds over the units as `cap` blocks would
+/// (ceil(units / ceil(units / cap)): a persistent kernel's CTAs then get equal shares). The
+/// kernels that use one loop by the grid's stride or read their extent from their sizes, so a
+/// cap never loses work.
 struct PlanExtent {
   SizeExpr work = SizeExpr(1);
   int64_t per = 1;
   int64_t cap = (int64_t(1) << 31) - 1;
+  SizeExpr times = SizeExpr(1);
+  bool balanced = false;
 };
 
-/// A tensor map over the launch's argument `arg` (an index into PlanLaunch::buffers).
+/// A tensor map over the launch's argument `arg` (an index into PlanLaunch::buffers). Over
+/// dynamic dims, `symbolicDims` (innermost first, one per dim of the map's rank) and
+/// `symbolicStrides` (bytes, dims 1 and 2) replace the spec's numbers at each run's sizes
+/// (empty: the spec's own).
 struct PlanTensorMap {
   int arg = -1;
   TensorMapSpec spec;
+  std::vector<SizeExpr> symbolicDims = {};
+  std::vector<SizeExpr> symbolicStrides = {};
 };
 
 /// Launch `kernel` with a struct of device pointers, one per entry of `buffers` (in order):

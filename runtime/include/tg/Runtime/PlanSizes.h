@@ -25,6 +25,8 @@ struct PlanSizes {
   std::vector<LaunchDims> dims;              ///< per launch
   std::vector<std::vector<int64_t>> launchSizes;  ///< per launch: its kernel's size arguments
   std::vector<Shape> outputShapes;           ///< per result
+  /// per launch: its tensor maps' specs at these sizes (PlanTensorMap::symbolicDims evaluated)
+  std::vector<std::vector<TensorMapSpec>> tensorMaps;
   /// Device memory a run at these sizes needs: the arena, the results and the constants.
   size_t deviceBytes = 0;
 };
