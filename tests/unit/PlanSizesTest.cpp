@@ -63,6 +63,44 @@ Plan symbolicPlan() {
   return p;
 }
 
+// A persistent matmul's grid and its TMA maps over dynamic rows: ceil(M / 128) tile rows times
+// 4 tile columns times the batch, at most 132 CTAs in balanced rounds (as EmitMatmulWgmma
+// computes a static grid), and the maps' rows and batch strides at the sizes.
+TEST(PlanSizes, PersistentGridsAndTensorMapsFollowTheSymbols) {
+  Plan p = symbolicPlan();
+  PlanLaunch& gemm = p.launches[1];
+  gemm.symbolicGrid = {PlanExtent{kSeq, 128, 132, kBatch * SizeExpr(4), true}};
+  PlanTensorMap map;
+  map.arg = 0;
+  map.spec.rank = 3;
+  map.spec.box[0] = 64;
+  map.spec.box[1] = 128;
+  map.symbolicDims = {SizeExpr(256), kSeq, kBatch};
+  map.symbolicStrides = {SizeExpr(512), kSeq * SizeExpr(512)};
+  gemm.tensorMaps = {map};
+  PlanSizes s;
+  auto ctas = [&](int64_t batch, int64_t seq) {
+    evaluatePlanSizes(p, std::vector<int64_t>{batch, seq}, s);
+    return s.dims[1].grid[0];
+  };
+  EXPECT_EQ(ctas(1, 1), 4u);        // 4 tiles: one CTA each
+  EXPECT_EQ(ctas(2, 129), 16u);     // 2 x 2 x 4 tiles
+  EXPECT_EQ(ctas(1, 4224), 132u);   // 33 x 4 = 132 tiles: one round
+  EXPECT_EQ(ctas(1, 4225), 68u);    // 136 tiles: two rounds, so 68 CTAs of two tiles each
+  EXPECT_EQ(ctas(8, 8192), 128u);   // 8 x 64 x 4 = 2048 tiles: 16 rounds of 128
+  evaluatePlanSizes(p, std::vector<int64_t>{3, 100}, s);
+  ASSERT_EQ(s.tensorMaps.size(), 3u);
+  ASSERT_EQ(s.tensorMaps[1].size(), 1u);
+  const TensorMapSpec& t = s.tensorMaps[1][0];
+  EXPECT_EQ(t.dims[0], 256u);
+  EXPECT_EQ(t.dims[1], 100u);
+  EXPECT_EQ(t.dims[2], 3u);
+  EXPECT_EQ(t.strides[0], 512u);
+  EXPECT_EQ(t.strides[1], 51200u);
+  EXPECT_EQ(t.box[1], 128u);  // the rest of the spec as it is
+  EXPECT_TRUE(s.tensorMaps[0].empty());
+}
+
 TEST(PlanSizes, BytesGridsSizesAndShapesFollowTheSymbols) {
   const Plan p = symbolicPlan();
   PlanSizes s;
