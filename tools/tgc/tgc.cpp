@@ -61,8 +61,8 @@ constexpr const char* kUsage = R"(usage:
       they take it; --no-fuse-attention keeps its kernels apart (--fuse-attention, the
       default, is accepted). --decode-attention makes the decode-sized attention they do not
       take one cluster kernel (off by default). A function with dynamic dims (tg.symbols,
-      #tg.sizes types, as TG_DUMP writes NAME.symbolic.mlir) is compiled at the --sizes given
-      for its symbols (tg does not compile dynamic dims yet).
+      #tg.sizes types, as TG_DUMP writes NAME.symbolic.mlir) is compiled for its symbols'
+      ranges (sizes as polynomials in the plan), or at the --sizes given for them.
   tgc run FILE.mlir --input A.npy [--input B.npy ...] --output OUT.npy [...]
           [--device cpu|cuda] [--no-fuse] [--no-fuse-reductions] [--no-fuse-attention]
           [--decode-attention] [--precision=...] [--bench=N] [--sizes=NAME=N,...]
