@@ -63,6 +63,28 @@ Plan symbolicPlan() {
   return p;
 }
 
+// After a size change a grid that still covers the work and is at most 4x what it needs is
+// kept (only the parameters of a CUDA graph node change then); a grid that is too small or
+// far too large is not, nor are fixed grids.
+TEST(PlanSizes, ASmallerSizeKeepsAGridThatStillCoversIt) {
+  Plan p = symbolicPlan();
+  p.launches[2].symbolicGrid.clear();
+  p.launches[2].dims.grid[0] = 7;
+  PlanSizes before, after;
+  evaluatePlanSizes(p, std::vector<int64_t>{4, 1000}, before);  // ceil(4*1000*64 / 1024) = 250 blocks
+  evaluatePlanSizes(p, std::vector<int64_t>{2, 1000}, after);   // 125
+  keepCoveringGrids(p, before, after);
+  EXPECT_EQ(after.dims[0].grid[0], 250u);
+  EXPECT_EQ(after.dims[0].grid[1], 2u);  // (only x is kept)
+  EXPECT_EQ(after.dims[2].grid[0], 7u);
+  evaluatePlanSizes(p, std::vector<int64_t>{1, 100}, after);  // 7 blocks: 250 is more than 4x
+  keepCoveringGrids(p, before, after);
+  EXPECT_EQ(after.dims[0].grid[0], 7u);
+  evaluatePlanSizes(p, std::vector<int64_t>{8, 1000}, after);  // 500: 250 no longer covers it
+  keepCoveringGrids(p, before, after);
+  EXPECT_EQ(after.dims[0].grid[0], 500u);
+}
+
 // A persistent matmul's grid and its TMA maps over dynamic rows: ceil(M / 128) tile rows times
 // 4 tile columns times the batch, at most 132 CTAs in balanced rounds (as EmitMatmulWgmma
 // computes a static grid), and the maps' rows and batch strides at the sizes.

@@ -103,6 +103,7 @@ void Executor::resize(std::span<const int64_t> values) {
   // Into the spare, then swapped: a refused run changes nothing, and the storage of both is
   // reused (no allocation for the vectors once each has been filled).
   evaluatePlanSizes(plan_, values, spareSizes_);
+  if (sizeChanges_ > 0) keepCoveringGrids(plan_, sizes_, spareSizes_);
   std::swap(sizes_, spareSizes_);
   ++sizeChanges_;
   // Tensor maps over dynamic dims describe other extents now: encoded again at the next pack.

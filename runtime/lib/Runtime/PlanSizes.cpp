@@ -157,4 +157,13 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
   }
 }
 
+void keepCoveringGrids(const Plan& plan, const PlanSizes& previous, PlanSizes& next, uint32_t slack) {
+  if (previous.dims.size() != next.dims.size() || next.dims.size() != plan.launches.size()) return;
+  for (size_t l = 0; l < plan.launches.size(); ++l) {
+    if (plan.launches[l].symbolicGrid.empty()) continue;
+    const uint64_t was = previous.dims[l].grid[0], needs = next.dims[l].grid[0];
+    if (was > needs && was <= uint64_t(slack) * needs) next.dims[l].grid[0] = static_cast<uint32_t>(was);
+  }
+}
+
 }  // namespace tg::rt

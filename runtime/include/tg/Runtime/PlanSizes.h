@@ -37,4 +37,12 @@ struct PlanSizes {
 /// beyond CUDA's limits. `out`'s storage is reused.
 void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSizes& out);
 
+/// After a size change, before `next` (the new sizes' numbers) replaces `previous` (the last
+/// run's): each launch with a symbolic grid keeps its previous extent along x where that still
+/// covers the new work and is at most `slack` times what the new sizes need. A CUDA graph node
+/// whose grid changes costs several times the host time of one whose parameters alone do
+/// (RESULTS.md, 2026-12-07), and every kernel over dynamic dims loops by its grid or returns
+/// past its work, so the extra blocks only return.
+void keepCoveringGrids(const Plan& plan, const PlanSizes& previous, PlanSizes& next, uint32_t slack = 4);
+
 }  // namespace tg::rt
