@@ -78,6 +78,12 @@ class GpuProgram : public Program {
       max.push_back(sym.max);
     }
     describeSymbols(names, min, max, executor_.sizes().values, info);
+    const rt::KernelCache::Stats& k = executor_.kernelStats();
+    info.distinctKernels = plan.kernels.size();
+    info.kernelsCompiled = k.misses;
+    info.kernelsFromDisk = k.diskHits;
+    info.kernelsInMemory = k.hits;
+    info.nvrtcMs = k.compileMs;
     info.updates = plan.updates;
     describeProfile(info);
     if (executor_.profiling())
