@@ -192,7 +192,7 @@ std::string planDifference(const tg::rt::Plan& symbolic, const tg::rt::Plan& exa
       // (The strides of dims the map's rank does not have are not read.)
       const bool same = x.type == y.type && x.rank == y.rank && x.box[0] == y.box[0] && x.box[1] == y.box[1] &&
                         x.box[2] == y.box[2] && x.byteOffset == y.byteOffset && x.swizzle128 == y.swizzle128 &&
-                        std::equal(x.dims, x.dims + x.rank, y.dims) && std::equal(x.strides, x.strides + x.rank - 1, y.strides);
+                        std::equal(x.dims, x.dims + x.rank, y.dims) && std::equal(x.strides, x.strides + (x.rank - 1), y.strides);
       if (!same) return launch + "tensor map " + std::to_string(m) + ": " + text(x) + " for " + text(y);
     }
     if (at.launchSizes[l].size() != symbolic.launches[l].sizes.size()) return launch + "size arguments";

@@ -58,9 +58,12 @@ FailureOr<GemmProblem> gemmProblem(ir::FusionOp fusion, ir::MatmulOp mm, bool wi
   p.m = tc.getShape()[rc - 2];
   p.n = tc.getShape()[rc - 1];
   p.k = p.transA ? ta.getShape()[ra - 2] : ta.getShape()[ra - 1];
-  p.batch = tc.getNumElements() / std::max<int64_t>(1, p.m * p.n);
-  p.batchStrideA = ra == 2 ? 0 : ta.getShape()[ra - 2] * ta.getShape()[ra - 1];
-  p.batchStrideB = rb == 2 ? 0 : tb.getShape()[rb - 2] * tb.getShape()[rb - 1];
+  // Over dynamic dims (a `?` extent) the counts below are the caller's to compute from the
+  // symbols (emitMatmulWgmma): 0 here, never arithmetic on ShapedType::kDynamic.
+  const bool fixed = ta.hasStaticShape() && tb.hasStaticShape() && tc.hasStaticShape();
+  p.batch = fixed ? tc.getNumElements() / std::max<int64_t>(1, p.m * p.n) : 0;
+  p.batchStrideA = ra == 2 || !fixed ? 0 : ta.getShape()[ra - 2] * ta.getShape()[ra - 1];
+  p.batchStrideB = rb == 2 || !fixed ? 0 : tb.getShape()[rb - 2] * tb.getShape()[rb - 1];
   p.dtype = dtype;
   return p;
 }
