@@ -200,9 +200,7 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
           << " stages, " << (pingpong ? "ping-pong" : "cooperative") << "): " << sizeText(sizeBatch) << " x ["
           << sizeText(sizeM) << " x " << K << "] @ [" << K << " x " << N << "]"
           << (transA ? " A^T" : "") << (transB ? " B^T" : "");
-  int epilogueOps = 0;
-  for (Operation& op : fusion.getBody().front())
-    if (!isLayoutOp(&op) && !isa<ir::ConstantOp, ir::YieldOp, ir::MatmulOp>(op)) ++epilogueOps;
+  const int epilogueOps = gemmEpilogueOps(fusion);
   if (epilogueOps) summary << " + " << epilogueOps << " epilogue op(s)";
   summary << (tmaStore ? ", TMA-store epilogue" : ", direct-store epilogue");
   e.kernel.name = name;

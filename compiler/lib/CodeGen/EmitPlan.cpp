@@ -34,15 +34,7 @@ int64_t numelOf(Value v) {
 }
 
 SymbolicSizes::SymbolicSizes(func::FuncOp func, std::string& error) {
-  if (std::optional<ir::Symbols> s = ir::symbolsOf(func, error)) {
-    names = s->names;
-    for (size_t i = 0; i < names.size(); ++i) {
-      // The largest value each size takes is at a corner of the symbols' box (polynomials of
-      // degree at most one in each symbol): the corners, or the lowest and highest values.
-      lo.push_back(s->min[i]);
-      hi.push_back(s->max[i]);
-    }
-  }
+  if (std::optional<ir::Symbols> s = ir::symbolsOf(func, error)) static_cast<ir::Symbols&>(*this) = std::move(*s);
 }
 
 std::vector<SizeExpr> SymbolicSizes::dims(Value v) const {
@@ -57,7 +49,7 @@ SizeExpr SymbolicSizes::numel(Value v) const {
 }
 
 std::optional<int64_t> SymbolicSizes::largest(const SizeExpr& e) const {
-  return ir::largestValue(e, ir::Symbols{names, lo, hi});
+  return ir::largestValue(e, *this);
 }
 
 std::string elementwiseLine(Operation* op, const ir::OpDescription& d,
@@ -147,7 +139,7 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
   const SymbolicSizes symbolic(func, symbolsError);
   if (!symbolsError.empty()) return func.emitOpError(symbolsError);
   for (size_t i = 0; i < symbolic.names.size(); ++i)
-    plan.symbols.push_back({symbolic.names[i], symbolic.lo[i], symbolic.hi[i]});
+    plan.symbols.push_back({symbolic.names[i], symbolic.min[i], symbolic.max[i]});
   auto symbolicBytes = [&](Value v) -> std::optional<SizeExpr> {
     if (!ir::isSymbolic(v.getType())) return std::nullopt;
     return symbolic.numel(v) * SizeExpr(static_cast<int64_t>(dtype_size(dtypeOfValue(v))));

@@ -3,6 +3,7 @@
 
 #include "tg/CodeGen/EmitPlan.h"
 #include "tg/Dialect/OpDescription.h"
+#include "tg/Dialect/SymbolicTypes.h"
 #include "tg/Dialect/TgOps.h"
 #include "tg/Runtime/Plan.h"
 
@@ -16,11 +17,10 @@ struct AttentionShape;
 
 namespace tg::codegen {
 
-/// The sizes of a function's values as polynomials of its symbols (tg.symbols; none for a
-/// static function): what a kernel over dynamic dims computes its extents from.
-struct SymbolicSizes {
-  std::vector<std::string> names;
-  std::vector<int64_t> lo, hi;  ///< each symbol's range
+/// The sizes of a function's values as polynomials of its symbols (tg.symbols: their names
+/// and ranges; none for a static function): what a kernel over dynamic dims computes its
+/// extents from.
+struct SymbolicSizes : ir::Symbols {
   SymbolicSizes() = default;
   /// `error` receives a malformed tg.symbols' reason.
   SymbolicSizes(mlir::func::FuncOp func, std::string& error);
@@ -30,7 +30,6 @@ struct SymbolicSizes {
   /// The largest value `e` takes over the symbols' ranges (nothing if it overflows).
   std::optional<int64_t> largest(const SizeExpr& e) const;
 };
-
 
 /// A kernel's source and launch shape. Its single parameter is a struct of pointers: the
 /// fusion's inputs in order, then its results in order.
