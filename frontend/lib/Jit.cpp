@@ -92,6 +92,8 @@ bool coversSizes(const Entry& e, std::span<const Tensor* const> args, const Dyna
     }
   }
   for (size_t k = 0; k < values.size(); ++k) {
+    if (k < e.sameAs.size() && e.sameAs[k] >= 0 && values[k] != values[static_cast<size_t>(e.sameAs[k])])
+      return false;  // dims the graph takes as one size
     const DynamicDims::Symbol& symbol = dims.symbols()[k];
     const bool inRange = e.fixed[k] >= 0 ? values[k] == e.fixed[k]
                                          : values[k] >= std::max<int64_t>(2, symbol.min) && values[k] <= symbol.max;
@@ -378,6 +380,9 @@ Entry* JitCore::compileForSizes(const Signature& sig, TraceRef fn, const Loc& si
     variant->fixed.push_back(fixed ? values[k] : -1);
     fixedKey += fixed ? std::to_string(values[k]) + "," : std::string("?,");
   }
+  variant->sameAs = st.sameAs;
+  for (size_t k = 0; k < st.sameAs.size(); ++k)
+    if (st.sameAs[k] >= 0) fixedKey += std::to_string(k) + "=" + std::to_string(st.sameAs[k]) + ",";
   variant->symbolOf.resize(sig.types.size());
   for (size_t i = 0; i < sig.types.size(); ++i) variant->symbolOf[i].assign(sig.types[i].shape.size(), -1);
   for (const DynamicDims::Site& site : s.dynamic.sites()) {

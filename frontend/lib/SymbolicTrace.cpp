@@ -96,7 +96,7 @@ Sample takeApart(Trace trace) {
 /// The lambda's trace for arguments of `types`, or why there is none (an error the lambda
 /// raised at these sizes, a graph break).
 std::optional<Trace> record(TraceRef fn, const std::vector<graph::TensorType>& types, Device device,
-                            const std::vector<int>& donated, std::string& whyNot) {
+                            const std::vector<int>& donated, std::string& whyNot, bool* lambdaFailed = nullptr) {
   auto tracer = std::make_shared<Tracer>(types.size());
   ThrowOnBreak onBreak;
   tracer->setBreakHandler(&onBreak);
@@ -114,6 +114,7 @@ std::optional<Trace> record(TraceRef fn, const std::vector<graph::TensorType>& t
     return std::nullopt;
   } catch (const Error& e) {
     tracer->finish();
+    if (lambdaFailed) *lambdaFailed = true;
     whyNot = std::string(e.what()) +
              " (the lambda fails at these sizes: it needs a size to stay as it was, or two dims to be equal, "
              "which one tg::Dim for both says)";
@@ -188,6 +189,10 @@ std::string SymbolicTrace::str(size_t maxNodes) const {
   };
   for (size_t i = 0; i < trace.outputs.size(); ++i)
     out += "result " + std::to_string(i) + ": " + typeText(trace.outputs[i]) + "\n";
+  for (size_t k = 0; k < sameAs.size(); ++k)
+    if (sameAs[k] >= 0)
+      out += names[k] + " = " + names[static_cast<size_t>(sameAs[k])] +
+             ": the lambda needs them equal (checked at each call)\n";
   size_t shown = 0, more = 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
     const SymbolicNode& s = nodes[n];
@@ -227,49 +232,54 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
   SymbolicInference result;
   const std::vector<DynamicDims::Symbol>& symbols = dims.symbols();
   const std::vector<std::string> names = dims.names();
-  std::vector<bool> fixed(symbols.size(), false);
+  const size_t count = symbols.size();
+  std::vector<bool> fixed(count, false);
   std::vector<int> varied;
-  std::vector<int64_t> probe = values, top = values, middle = values;
-  for (size_t s = 0; s < symbols.size(); ++s) {
-    const int64_t lo = std::max<int64_t>(symbols[s].min, 2), hi = symbols[s].max;
-    fixed[s] = values[s] < 2 || hi - lo + 1 < 4;
-    if (fixed[s]) continue;
-    const Probes p = probesFor(values[s], lo, hi);
-    probe[s] = p.step;
-    top[s] = p.top;
-    middle[s] = p.middle;
-    varied.push_back(static_cast<int>(s));
+  // Each symbol's range from 2; sameAs[s]: the symbol whose size s takes when the lambda needs
+  // the two equal (-1: its own), and whose range is then both ranges' overlap.
+  std::vector<int64_t> lo(count), hi(count);
+  std::vector<int> sameAs(count, -1);
+  for (size_t s = 0; s < count; ++s) {
+    lo[s] = std::max<int64_t>(symbols[s].min, 2), hi[s] = symbols[s].max;
+    fixed[s] = values[s] < 2 || hi[s] - lo[s] + 1 < 4;
+    if (!fixed[s]) varied.push_back(static_cast<int>(s));
   }
-  constexpr size_t kMaxSymbols = 4;
-  if (varied.size() > kMaxSymbols) {
-    result.whyNot = "more than " + std::to_string(kMaxSymbols) + " dynamic dims vary in one call (" +
+  constexpr size_t kMaxSymbols = 4, kMaxDims = 8;
+  if (varied.size() > kMaxDims) {
+    result.whyNot = "more than " + std::to_string(kMaxDims) + " dynamic dims vary in one call (" +
                     sizesText(names, values, fixed) + ")";
     return result;
   }
+  // `v` with symbol `s` and every symbol that takes its size at `x`.
+  auto setGroup = [&](std::vector<int64_t>& v, int s, int64_t x) {
+    for (size_t k = 0; k < count; ++k)
+      if (static_cast<int>(k) == s || sameAs[k] == s) v[k] = x;
+  };
 
   // The traces, by the subset of varied symbols at their probe sizes.
+  std::vector<int64_t> probe = values;
   auto sizesOf = [&](unsigned subset) {
     std::vector<int64_t> v = values;
     for (size_t b = 0; b < varied.size(); ++b)
-      if (subset & (1u << b)) v[varied[b]] = probe[varied[b]];
+      if (subset & (1u << b)) setGroup(v, varied[b], probe[varied[b]]);
     return v;
   };
-  std::vector<std::optional<Sample>> grid(size_t(1) << varied.size());
-  auto sampleAt = [&](const std::vector<int64_t>& sizes, std::optional<Sample>& into) -> bool {
+  std::optional<Sample> base;
+  const Sample* first = nullptr;  // the call's sizes' sample, which the others must match
+  auto sampleAt = [&](const std::vector<int64_t>& sizes, std::optional<Sample>& into, bool* lambdaFailed = nullptr) -> bool {
     std::string why;
-    std::optional<Trace> t = record(fn, dims.withSizes(types, sizes), device, donated, why);
+    std::optional<Trace> t = record(fn, dims.withSizes(types, sizes), device, donated, why, lambdaFailed);
     ++result.traces;
     if (!t) {
       result.whyNot = "traced with " + sizesText(names, sizes, fixed) + ": " + why;
       return false;
     }
     into = takeApart(std::move(*t));
-    const Sample& base = *grid[0];
-    if (&into == &grid[0] || into->structure == base.structure) return true;
+    if (!first || into->structure == first->structure) return true;
     // Name the first node that differs.
-    const Trace &a = base.trace, &b = into->trace;
+    const Trace &a = first->trace, &b = into->trace;
     size_t n = 0;
-    while (n < a.nodes.size() && n < b.nodes.size() && base.nodeKeys[n] == into->nodeKeys[n]) ++n;
+    while (n < a.nodes.size() && n < b.nodes.size() && first->nodeKeys[n] == into->nodeKeys[n]) ++n;
     const std::string where = n < a.nodes.size() ? nodeText(a, static_cast<int>(n))
                               : n < b.nodes.size() ? nodeText(b, static_cast<int>(n))
                                                    : "its results";
@@ -278,15 +288,80 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
                     "): its ops, dtypes, ranks or constants depend on the sizes";
     return false;
   };
-  if (!sampleAt(values, grid[0])) return result;
-  const size_t slots = grid[0]->slots.size();
+  if (!sampleAt(values, base)) return result;
+  first = &*base;
+  const size_t slots = base->slots.size();
+
+  // Each varied symbol moved alone. Where the lambda fails (an error of tg's ops: shapes that
+  // must agree), it may need that dim equal to another of the same size in the call: the two
+  // are moved together, and if that traces they are one size from then on (the jit checks it
+  // at every call: sizes that differ are not this graph's).
+  std::vector<std::optional<Sample>> alone(count);
+  for (size_t i = 0; i < varied.size(); ++i) {
+    const int s = varied[i];
+    std::vector<int64_t> at = values;
+    setGroup(at, s, probesFor(values[s], lo[s], hi[s]).step);
+    bool lambdaFailed = false;
+    if (sampleAt(at, alone[s], &lambdaFailed)) continue;
+    if (!lambdaFailed) return result;
+    const std::string firstWhy = result.whyNot;
+    // Partners: each later varied symbol of the same size alone, then all of them at once.
+    std::vector<std::vector<size_t>> tries;
+    std::vector<size_t> all;
+    for (size_t j = i + 1; j < varied.size(); ++j)
+      if (values[varied[j]] == values[s]) tries.push_back({j}), all.push_back(j);
+    if (all.size() > 1) tries.push_back(all);
+    bool merged = false;
+    for (const std::vector<size_t>& partners : tries) {
+      int64_t newLo = lo[s], newHi = hi[s];
+      for (size_t j : partners) newLo = std::max(newLo, lo[varied[j]]), newHi = std::min(newHi, hi[varied[j]]);
+      if (newHi - newLo + 1 < 4) continue;
+      const int64_t step = probesFor(values[s], newLo, newHi).step;
+      std::vector<int64_t> together = values;
+      setGroup(together, s, step);
+      for (size_t j : partners) setGroup(together, varied[j], step);
+      if (!sampleAt(together, alone[s])) continue;
+      lo[s] = newLo, hi[s] = newHi;
+      for (size_t j : partners) {
+        const int t = varied[j];
+        for (size_t k = 0; k < count; ++k)
+          if (static_cast<int>(k) == t || sameAs[k] == t) sameAs[k] = s;
+      }
+      for (auto j = partners.rbegin(); j != partners.rend(); ++j) varied.erase(varied.begin() + static_cast<std::ptrdiff_t>(*j));
+      merged = true;
+      break;
+    }
+    if (!merged) {
+      result.whyNot = firstWhy;
+      return result;
+    }
+  }
+  if (varied.size() > kMaxSymbols) {
+    result.whyNot = "more than " + std::to_string(kMaxSymbols) + " dynamic dims vary in one call (" +
+                    sizesText(names, values, fixed) + ")";
+    return result;
+  }
+  // Candidate sizes of each varied symbol (and those of its size), in its range.
+  std::vector<int64_t> top = values, middle = values;
+  for (int s : varied) {
+    const Probes p = probesFor(values[s], lo[s], hi[s]);
+    probe[s] = p.step;
+    setGroup(top, s, p.top);
+    setGroup(middle, s, p.middle);
+  }
+  std::vector<std::optional<Sample>> grid(size_t(1) << varied.size());
+  grid[0] = std::move(base);
+  first = &*grid[0];
+  for (size_t b = 0; b < varied.size(); ++b) grid[size_t(1) << b] = std::move(alone[varied[b]]);
+
   auto build = [&](const std::vector<SizeExpr>& fitted) {
-    SymbolicTrace st{grid[0]->trace, {}, names, {}, {}, fixed, grid[0]->structure, fitted};
+    SymbolicTrace st{grid[0]->trace, {}, names, {}, {}, fixed, sameAs, grid[0]->structure, fitted};
     // A fixed symbol holds at its size only; the others from 2 (a size of 1 broadcasts where
     // larger ones do not: a variant of its own).
-    for (size_t s = 0; s < symbols.size(); ++s) {
-      st.min.push_back(fixed[s] ? values[s] : std::max<int64_t>(symbols[s].min, 2));
-      st.max.push_back(fixed[s] ? values[s] : symbols[s].max);
+    for (size_t s = 0; s < count; ++s) {
+      const size_t r = sameAs[s] >= 0 ? static_cast<size_t>(sameAs[s]) : s;
+      st.min.push_back(fixed[s] ? values[s] : lo[r]);
+      st.max.push_back(fixed[s] ? values[s] : hi[r]);
     }
     st.nodes.resize(st.trace.nodes.size());
     for (size_t k = 0; k < slots; ++k) {
@@ -312,11 +387,7 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
   }
 
   std::vector<unsigned> subsets = {0};
-  for (size_t b = 0; b < varied.size(); ++b) {
-    const unsigned subset = 1u << b;
-    if (!sampleAt(sizesOf(subset), grid[subset])) return result;
-    subsets.push_back(subset);
-  }
+  for (size_t b = 0; b < varied.size(); ++b) subsets.push_back(1u << b);
   std::optional<Sample> atTop, atMiddle;
   if (!sampleAt(top, atTop) || !sampleAt(middle, atMiddle)) return result;
 
@@ -335,13 +406,13 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
     if (bad < 0) bad = firstMismatch(fitted, atMiddle->slots, middle);
   }
   if (bad >= 0) {
-    const Sample& base = *grid[0];
-    const SlotPlace& p = base.places[bad];
+    const Sample& call = *grid[0];
+    const SlotPlace& p = call.places[bad];
     const bool atTopFailed = firstMismatch(fitted, atTop->slots, top) == bad;
     const std::vector<int64_t>& sizes = atTopFailed ? top : middle;
     const int64_t seen = (atTopFailed ? atTop->slots : atMiddle->slots)[bad];
-    result.whyNot = "the " + std::string(p.field) + " " + std::to_string(p.index) + " of " + nodeText(base.trace, p.node) +
-                    " is " + std::to_string(base.slots[bad]) + " at " + sizesText(names, values, fixed) + " and " +
+    result.whyNot = "the " + std::string(p.field) + " " + std::to_string(p.index) + " of " + nodeText(call.trace, p.node) +
+                    " is " + std::to_string(call.slots[bad]) + " at " + sizesText(names, values, fixed) + " and " +
                     std::to_string(seen) + " at " + sizesText(names, sizes, fixed) +
                     ", which no polynomial of degree one in each dim gives (" + fitted[bad].str(names) +
                     " fits the nearby sizes): it depends on a size through a division, a square or a branch";

@@ -243,10 +243,27 @@ TEST(SymbolicTrace, DimsOfOneSymbolAreKnownEqual) {
   SymbolicInference r = infer(fn, {{8, 16}, {8, 16}}, {{0, 0, kBatch}, {1, 0, kBatch}});
   ASSERT_TRUE(r.trace) << r.whyNot;
   EXPECT_TRUE(contains(r.trace->str(), "result 0: f32[batch, 16]"));
-  // Two symbols the lambda needs equal: a probe moves one alone, and the add fails there.
-  SymbolicInference apart = infer(fn, {{8, 16}, {8, 16}}, {{0, 0, kBatch}, {1, 0, tg::Dim("rows", 1, 256)}});
-  ASSERT_FALSE(apart.trace);
-  EXPECT_TRUE(contains(apart.whyNot, "traced with")) << apart.whyNot;
+  // Two symbols the lambda needs equal: a probe that moves one alone fails at the add, and
+  // moved together they trace: one size, over the overlap of their ranges.
+  SymbolicInference apart = infer(fn, {{8, 16}, {8, 16}}, {{0, 0, kBatch}, {1, 0, tg::Dim("rows", 1, 100)}});
+  ASSERT_TRUE(apart.trace) << apart.whyNot;
+  EXPECT_EQ(apart.trace->sameAs, (std::vector<int>{-1, 0}));
+  EXPECT_EQ(apart.trace->min, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(apart.trace->max, (std::vector<int64_t>{100, 100}));
+  EXPECT_TRUE(contains(apart.trace->str(), "rows = batch: the lambda needs them equal")) << apart.trace->str();
+  EXPECT_TRUE(contains(apart.trace->str(), "result 0: f32[batch, 16]"));
+  // Of other sizes in the call, they cannot be one: the lambda fails at the call's own sizes.
+  SymbolicInference unequal = infer(fn, {{8, 16}, {9, 16}}, {{0, 0, kBatch}, {1, 0, tg::Dim("rows", 1, 100)}});
+  ASSERT_FALSE(unequal.trace);
+  EXPECT_TRUE(contains(unequal.whyNot, "traced with batch = 8, rows = 9")) << unequal.whyNot;
+  // Three dims, two of them needed equal and a third free: only the pair is merged.
+  Fn three = [](const std::vector<Tensor>& a) {
+    return std::vector<Tensor>{a[0] + a[1], tg::sum(a[2], {0}, true) * 2.0f};
+  };
+  SymbolicInference pair = infer(three, {{8, 16}, {8, 16}, {8, 16}},
+                                 {{0, 0, kBatch}, {1, 0, tg::Dim("rows", 1, 100)}, {2, 0, tg::Dim("other", 1, 64)}});
+  ASSERT_TRUE(pair.trace) << pair.whyNot;
+  EXPECT_EQ(pair.trace->sameAs, (std::vector<int>{-1, 0, -1}));
 }
 
 // The options and each call's sizes, through tg::jit.
@@ -290,6 +307,37 @@ TEST(DynamicDims, CallsOutsideARangeOrWithUnequalDimsAreErrorsAtTheCall) {
   }
   auto g = tg::jit([](const Tensor& x) { return x * 2.0f; }, tg::JitOptions{.dynamic = {{0, 1, tg::Dim("n", 1, 64)}}});
   EXPECT_THROW(g(a), tg::Error);  // a has no dim 1
+}
+
+// Two Dims the lambda needs equal are compiled as one size, and each call checks it: a call
+// where they differ is not served by that graph (the lambda's own error, at the call).
+TEST(DynamicDims, DimsTheLambdaNeedsEqualAreCheckedAtEachCall) {
+  auto f = tg::jit([](const Tensor& x, const Tensor& y) { return tg::tanh(x) * y; },
+                   tg::JitOptions{.dynamic = {{0, 0, tg::Dim("a", 1, 256)}, {1, 0, tg::Dim("b", 1, 512)}}});
+  int seed = 1;
+  // More sizes than the jit traces again to check (8), so that the call below with unequal
+  // sizes meets the check of equal dims itself.
+  for (int64_t n : {8, 37, 2, 256, 3, 5, 11, 64, 100, 13, 8}) {
+    Tensor x = tg::randn({n, 16}, DType::F32, seed++, tg::Device::CPU);
+    Tensor y = tg::randn({n, 16}, DType::F32, seed++, tg::Device::CPU);
+    EXPECT_EQ(f(x, y).to_vector<float>(), (tg::tanh(x) * y).to_vector<float>()) << "n = " << n;
+  }
+  tg::JitReport r = f.report();
+  ASSERT_EQ(r.graphs.size(), 1u) << r.str();
+  EXPECT_TRUE(r.recompiles.empty()) << r.str();
+  ASSERT_EQ(r.symbolicSizes.size(), 1u);
+  EXPECT_TRUE(contains(r.symbolicSizes[0], "b = a: the lambda needs them equal (checked at each call)"))
+      << r.symbolicSizes[0];
+  Tensor x = tg::randn({8, 16}, DType::F32, 40, tg::Device::CPU), y = tg::randn({9, 16}, DType::F32, 41, tg::Device::CPU);
+  try {
+    (void)f(x, y);
+    FAIL() << "no error for a = 8, b = 9";
+  } catch (const tg::Error& e) {
+    EXPECT_TRUE(contains(e.what(), "SymbolicTraceTest.cpp")) << e.what();
+  }
+  // And a size of the overlap's outside: b up to 512 but a only up to 256.
+  Tensor big = tg::randn({300, 16}, DType::F32, 42, tg::Device::CPU);
+  EXPECT_THROW((void)f(big, big), tg::Error);
 }
 
 TEST(DynamicDims, TheReportGivesTheSymbolsAndTheSizesOfEachSignature) {

@@ -51,6 +51,9 @@ struct Entry {
   bool symbolic = false;
   std::vector<int64_t> fixed;
   std::vector<std::vector<int>> symbolOf;
+  /// Symbols the lambda needs equal (SymbolicTrace::sameAs): a call serves only where
+  /// symbol s has the size of sameAs[s] (>= 0).
+  std::vector<int> sameAs;
   /// The inference's result, and the symbols' sizes the lambda has been traced at and found to
   /// build this very graph (checkSymbolicTrace): the first kSizeChecks sizes a variant serves
   /// are checked so, the later ones not (the per-call path then does no tracing).

@@ -13,8 +13,12 @@
 // attributes, constants); where they do not, the graph depends on the size in a way no
 // polynomial says, and the inference names the op and its line.
 //
+// Two symbols that the lambda needs equal (x [a, d] + y [b, d]) fail when a probe moves one
+// alone; when they have one size in the call and trace when moved together, they become one
+// (SymbolicTrace::sameAs), and the jit checks at each call that they are equal.
+//
 // Costs: the lambda runs (records) n + 3 times for n symbols, 2^n + 2 when some size is a
-// product of symbols; n <= 4. Its host side effects happen that often at a compilation. A
+// product of symbols (n <= 4), plus a few for symbols the lambda needs equal. Its host side effects happen that often at a compilation. A
 // graph break stops the inference (its segments would have to run to go on).
 //
 //===----------------------------------------------------------------------===//
@@ -54,6 +58,11 @@ struct SymbolicTrace {
   /// broadcasts, so it is a variant of its own) or with fewer than 4 sizes from 2 in its
   /// range. Their sizes are the call's, as constants.
   std::vector<bool> fixed;
+  /// Dims the lambda needs equal: sameAs[s] is the symbol whose size symbol s takes (-1: its
+  /// own). Two symbols of one size in the call whose probes fail apart (an op's shapes must
+  /// agree) but trace together; their range is the overlap of theirs. A call where they differ
+  /// is not this trace's (the jit checks it at every call).
+  std::vector<int> sameAs;
   /// What checkSymbolicTrace compares a trace at other sizes with: the trace's structure (its
   /// key with every size zeroed) and every size slot's polynomial, in slot order.
   std::string structure;
