@@ -75,6 +75,7 @@ std::string JitReport::str() const {
     if (!g.symbols.empty())
       os << "      compiled for sizes: " << g.symbols << "; sizes changed " << g.sizeChanges
          << " time(s) between runs" << (g.lastSizes.empty() ? "" : ", last at " + g.lastSizes) << "\n";
+    for (const std::string& v : g.sizeVariants) os << "      guarded variant: " << v << "\n";
     if (!g.notReplayedBecause.empty() && (!g.kernels || g.cudaGraph))
       os << "      not replayed: " << g.notReplayedBecause << "\n";
     if (!g.kernels) continue;

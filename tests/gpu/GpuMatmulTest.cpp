@@ -22,7 +22,9 @@
 //                                   [1, 8192] (bf16, f32 as TF32), and X [batch, seq, K] @ W^T
 //                                   + b with both dynamic: at sizes 1, primes, the edges of
 //                                   128-row tiles and the range's top, direct and replayed as a
-//                                   CUDA graph whose tensor maps and grid change in place.
+//                                   CUDA graph whose tensor maps and grid change in place; a
+//                                   layer of 1024 columns whose guarded variant (128 x 128 tiles
+//                                   up to 3,072 rows) the graph switches to and from.
 //  GpuMatmul.LinearGeluIsOneKernel  gelu(X @ W^T + b), both gelu formulas: values, and one
 //                                   kernel per call (the epilogue fused into the GEMM); also
 //                                   with 4 rows of X (the gemv path's epilogue).
@@ -557,6 +559,28 @@ TEST(GpuMatmul, OverDynamicRowsOneCompileServesEverySize) {
       EXPECT_TRUE(r.graphs[0].cudaGraph) << r.str();
       EXPECT_GE(r.graphs[0].sizeChanges, 10u) << r.str();
     }
+  }
+  // 1024 columns: 128 x 256 tiles for the range's top, and a guarded variant with 128 x 128
+  // tiles up to 3,072 rows; sizes on both sides, replayed as one CUDA graph whose kernel node
+  // changes function with the variant.
+  {
+    auto wide = tg::jit([](const Tensor& x, const Tensor& w, const Tensor& b) { return tg::gelu(linear(x, w) + b, tg::Gelu::Tanh); },
+                        {.dynamic = {{0, 0, tokens}}});
+    for (int64_t m : {100, 100, 5000, 5000, 3072, 3073, 3073, 2, 8192, 129, 129}) {
+      SCOPED_TRACE("wide, tokens " + std::to_string(m));
+      const LinearInputs in = makeLinear({m, 1024, 256}, DType::BF16, seed += 4);
+      const std::vector<float>& bias = in.biasV;
+      expectEpilogue(wide(in.x, in.w, in.bias), in, DType::BF16, DType::BF16,
+                     {"gelu_tanh", [&](double c, int64_t, int64_t j) { return geluRef(tg::Gelu::Tanh, c + bias[j]); }, 1.13, true});
+    }
+    const tg::JitReport r = wide.report();
+    ASSERT_EQ(r.graphs.size(), 1u) << r.str();
+    EXPECT_TRUE(r.graphs[0].cudaGraph) << r.str();
+    EXPECT_GE(r.graphs[0].cudaGraphLaunches, 4u) << r.str();
+    ASSERT_EQ(r.graphs[0].sizeVariants.size(), 1u) << r.str();
+    EXPECT_NE(r.graphs[0].sizeVariants[0].find("where tokens <= 3072, rows up to 3072: 128 x 128 tiles, 6 stages (taken at the last run)"),
+              std::string::npos)
+        << r.str();
   }
   // [batch, seq, K] @ W^T + b: M is seq, and the batch a run-time count of tiles too.
   auto layer = tg::jit([](const Tensor& x, const Tensor& w, const Tensor& b) { return linear(x, w) + b; },

@@ -79,6 +79,7 @@ std::string normalized(const std::string& source) {
   s = std::regex_replace(s, std::regex(".*(long long m_, batch_;|long long rowsM\\(\\) const|long long batches\\(\\) const).*\n"), "");
   s = std::regex_replace(s, std::regex("typedef unsigned( long long)? EIndex;"), "typedef I EIndex;");
   s = std::regex_replace(s, std::regex("\\): [^ ]+ x \\[[^ ]+ x "), "): B x [M x ");
+  s = std::regex_replace(s, std::regex("_small_rows"), "");  // a guarded variant's kernel name
   return std::regex_replace(s, std::regex("[0-9]+(\\*[a-z]+)+ elements|[0-9]+ elements"), "N elements");
 }
 
@@ -195,8 +196,9 @@ std::string planDifference(const tg::rt::Plan& symbolic, const tg::rt::Plan& exa
                         std::equal(x.dims, x.dims + x.rank, y.dims) && std::equal(x.strides, x.strides + (x.rank - 1), y.strides);
       if (!same) return launch + "tensor map " + std::to_string(m) + ": " + text(x) + " for " + text(y);
     }
-    if (at.launchSizes[l].size() != symbolic.launches[l].sizes.size()) return launch + "size arguments";
-    const std::string& a = symbolic.kernels[static_cast<size_t>(symbolic.launches[l].kernel)].source;
+    const tg::rt::PlanLaunch& chosen = tg::rt::chosenLaunch(symbolic, at, l);  // its guarded variant
+    if (at.launchSizes[l].size() != chosen.sizes.size()) return launch + "size arguments";
+    const std::string& a = symbolic.kernels[static_cast<size_t>(chosen.kernel)].source;
     const std::string& b = exact.kernels[static_cast<size_t>(exact.launches[l].kernel)].source;
     if (std::string d = firstDifference(normalized(a), normalized(b)); !d.empty()) return launch + d;
   }
@@ -284,10 +286,26 @@ TEST(SymbolicPlan, MatmulsOverDynamicRowsAreThoseOfEachSize) {
   ASSERT_EQ(symbolic.launches.size(), 3u) << symbolic.str();
   // (Static tiles: 128 x 256 for the first from 800 rows per batch of two, for the second from
   // 12,673 rows; the third's 128 x 64 everywhere.)
-  for (auto [batch, seq] : SizeList{{4, 4000}, {64, 4096}, {5, 4093}, {17, 1000}, {4, 3203}}) {
+  // Each has a guarded variant with 128 x 128 tiles for few rows (batch x seq up to 3,072,
+  // 12,672 and 12,672): where the static tiles are those too, the variant is the static plan.
+  ASSERT_EQ(symbolic.launches[0].variants.size(), 1u) << symbolic.str();
+  ASSERT_EQ(symbolic.launches[1].variants.size(), 1u) << symbolic.str();
+  EXPECT_EQ(symbolic.launches[0].variants[0].upTo, 3072);
+  EXPECT_EQ(symbolic.launches[1].variants[0].upTo, 12672);
+  ASSERT_EQ(symbolic.launches[2].variants.size(), 1u);  // (its boxes differ: 64 columns either way)
+  EXPECT_NE(symbolic.str().find("variant where batch*seq <= 3072 (rows up to 3072: 128 x 128 tiles, 6 stages)"),
+            std::string::npos)
+      << symbolic.str();
+  for (auto [batch, seq] : SizeList{{4, 4000}, {64, 4096}, {5, 4093}, {17, 1000}, {4, 3203}, {2, 100}, {17, 100}, {3, 700}}) {
     SCOPED_TRACE("batch " + std::to_string(batch) + ", seq " + std::to_string(seq));
     const tg::rt::Plan exact = compileText(kMatmuls, {{"batch", batch}, {"seq", seq}});
     EXPECT_EQ(planDifference(symbolic, exact, {batch, seq}), "");
+    tg::rt::PlanSizes at;
+    const std::vector<int64_t> values = {batch, seq};
+    tg::rt::evaluatePlanSizes(symbolic, values, at);
+    EXPECT_EQ(at.variants[0], batch * seq <= 3072 ? 0 : -1);
+    EXPECT_EQ(at.variants[1], batch * seq <= 12672 ? 0 : -1);
+    EXPECT_EQ(at.variants[2], batch * seq <= 12672 ? 0 : -1);
   }
 }
 

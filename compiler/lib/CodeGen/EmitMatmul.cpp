@@ -94,11 +94,12 @@ int gemmEpilogueOps(ir::FusionOp fusion) {
 }
 
 FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& name,
-                                     const CodeGenOptions& options, const SymbolicSizes* symbolic) {
+                                     const CodeGenOptions& options, const SymbolicSizes* symbolic,
+                                     ir::MatmulConfigAttr config) {
   ir::MatmulOp mm;
   fusion.getBody().walk([&](ir::MatmulOp m) { mm = m; });
   if (!mm) return fusion.emitOpError("gemm kernels hold one matmul");
-  ir::MatmulConfigAttr config = fusion.getMatmulAttr();
+  if (!config) config = fusion.getMatmulAttr();
   if (!config) return fusion.emitOpError("has no matmul configuration: run tg-select-matmul first");
   if (config.getPath() == ir::MatmulPath::wgmma) return emitMatmulWgmma(fusion, mm, config, name, options, symbolic);
   if (symbolic)

@@ -127,6 +127,45 @@ static std::string sourceWithoutName(const rt::KernelSource& kernel) {
   return out;
 }
 
+/// The guarded variant of a matmul over dynamic dims (tg-select-matmul's tg.matmul_small):
+/// its kernel with the `small` configuration, taken where the result's rows (batch x M) are at
+/// most tg.matmul_small_rows, on `launch`'s buffers. Its kernel joins the plan's (`kernels`).
+static FailureOr<rt::PlanLaunch> smallRowsVariant(ir::FusionOp fusion, ir::MatmulConfigAttr small, const std::string& name,
+                                                  const CodeGenOptions& options, const SymbolicSizes& symbolic,
+                                                  const KernelEmission& large, const rt::PlanLaunch& launch,
+                                                  llvm::StringMap<int>& kernels, rt::Plan& plan) {
+  auto upTo = fusion->getAttrOfType<IntegerAttr>(ir::kMatmulSmallRowsAttr);
+  if (!upTo) return fusion.emitOpError("has ") << ir::kMatmulSmallAttr << " but no " << ir::kMatmulSmallRowsAttr;
+  ir::MatmulOp mm;
+  fusion.getBody().walk([&](ir::MatmulOp m) { mm = m; });
+  FailureOr<KernelEmission> e = emitMatmul(fusion, name + "_small_rows", options, &symbolic, small);
+  if (failed(e)) return failure();
+  // One parameter layout: the same arguments at the same offsets, nothing else beside them.
+  if (e->argumentByteOffsets != large.argumentByteOffsets || e->scratchBytes != large.scratchBytes ||
+      e->writesCheckFlag != large.writesCheckFlag || e->sizes.size() != large.sizes.size() ||
+      e->tensorMaps.size() != large.tensorMaps.size())
+    return fusion.emitOpError("its small-rows variant does not take the parameters of its kernel");
+  if (plan.programmaticLaunches) e->kernel.source.insert(0, "#define TG_PDL 1\n");
+  rt::PlanLaunch v;
+  auto [known, isNew] = kernels.try_emplace(sourceWithoutName(e->kernel), static_cast<int>(plan.kernels.size()));
+  v.kernel = known->second;
+  v.fusion = launch.fusion;
+  v.dims = e->dims;
+  v.buffers = launch.buffers;
+  v.tensorMaps = e->tensorMaps;
+  v.symbolicGrid = e->symbolicGrid;
+  v.sizes = e->sizes;
+  const std::vector<SizeExpr> dims = symbolic.dims(mm.getResult());
+  v.guard = SizeExpr(1);
+  for (size_t d = 0; d + 1 < dims.size(); ++d) v.guard = v.guard * dims[d];
+  v.upTo = upTo.getInt();
+  llvm::ArrayRef<int64_t> tile = small.getTile();
+  v.why = "rows up to " + std::to_string(v.upTo) + ": " + std::to_string(tile[0]) + " x " + std::to_string(tile[1]) +
+          " tiles, " + std::to_string(small.getStages()) + " stages";
+  if (isNew) plan.kernels.push_back(std::move(e->kernel));
+  return v;
+}
+
 FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
   rt::Plan plan;
   plan.name = func.getSymName().str();
@@ -319,6 +358,13 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
       launch.buffers.push_back(checkFlag);
     }
     if (isNew) plan.kernels.push_back(std::move(emission->kernel));
+    if (auto small = fusion->getAttrOfType<ir::MatmulConfigAttr>(ir::kMatmulSmallAttr); small && overSymbols) {
+      // tg-select-matmul's guarded variant: the same launch with smaller tiles at few rows.
+      FailureOr<rt::PlanLaunch> variant =
+          smallRowsVariant(fusion, small, name.str(), options, symbolic, *emission, launch, kernelOfSource, plan);
+      if (failed(variant)) return failure();
+      launch.variants.push_back(std::move(*variant));
+    }
     rt::PlanLaunch then;
     if (!emission->then.name.empty()) {  // a second kernel on the same parameters
       if (plan.programmaticLaunches) emission->then.source.insert(0, "#define TG_PDL 1\n");

@@ -131,10 +131,11 @@ mlir::FailureOr<KernelEmission> emitTransposeCopy(ir::FusionOp fusion, const std
 /// which shares its input's buffer (templates/update.cuh, EmitUpdate.cpp).
 mlir::FailureOr<KernelEmission> emitInPlaceUpdate(ir::FusionOp fusion, const std::string& name,
                                                   const CodeGenOptions& options);
-/// A gemm fusion on its `#tg.matmul` path; with `symbolic` (over dynamic dims), the wgmma path
-/// only.
+/// A gemm fusion on its `#tg.matmul` path (or `config`'s, when given: a guarded variant's);
+/// with `symbolic` (over dynamic dims), the wgmma path only.
 mlir::FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& name,
-                                           const CodeGenOptions& options, const SymbolicSizes* symbolic = nullptr);
+                                           const CodeGenOptions& options, const SymbolicSizes* symbolic = nullptr,
+                                           ir::MatmulConfigAttr config = {});
 
 /// Helpers shared by the emitters.
 /// `    const <type> <name> = <expr>;` computing elementwise `op` (described by `d`) from the

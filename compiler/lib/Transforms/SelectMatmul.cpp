@@ -54,8 +54,12 @@
 // symbols only in its rows (M) and batch dims, with N, K and B static (a layer's weights) and
 // A [.., M, K] read whole from one input, takes the wgmma path with the tile chosen for the
 // largest M and batch of the ranges (the sizes where time matters); its kernel takes M and the
-// batch as arguments and the runtime encodes the tensor maps at each size. Any other matmul
-// over dynamic dims is an error naming why (the function is then compiled per signature).
+// batch as arguments and the runtime encodes the tensor maps at each size. Where that tile is
+// 128 x 256 and the ranges reach rows (batch x M) that make fewer than 100 such tiles, a
+// guarded variant with the 128 x 128 tile serves those rows (`tg.matmul_small`, taken where
+// the rows are at most `tg.matmul_small_rows`): one compile, both kernels, chosen at each call.
+// Any other matmul over dynamic dims is an error naming why (the function is then compiled
+// per signature).
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Dialect/SymbolicTypes.h"
@@ -492,6 +496,25 @@ struct TgSelectMatmulPass final : impl::TgSelectMatmulBase<TgSelectMatmulPass> {
       fusion.setMatmulAttr(ir::MatmulConfigAttr::get(
           &getContext(), kernel, arch, b.getDenseI64ArrayAttr(tile), stages, schedule,
           found == copied.end() ? "" : found->second, why));
+      // Over dynamic dims, the 128 x 256 tile of the largest sizes leaves most SMs idle where
+      // the rows make few tiles: a guarded variant with the 128 x 128 tile (as a static compile
+      // would choose there) serves rows up to the last count of 128-row blocks that gives fewer
+      // than 100 tiles of 128 x 256.
+      if (dynamic && kernel == ir::MatmulPath::wgmma && tile[1] == 256) {
+        std::vector<std::string> names = symbols->names;
+        const std::vector<SizeExpr> sizes = ir::sizesOf(type, names);
+        SizeExpr rows(1);
+        for (size_t d = 0; d + 1 < sizes.size(); ++d) rows = rows * sizes[d];
+        const int64_t blocksUpTo = 99 / ((n + 255) / 256);
+        const std::optional<int64_t> fewest = rows.evaluate(symbols->min);
+        if (blocksUpTo > 0 && fewest && *fewest <= 128 * blocksUpTo) {
+          fusion->setAttr(ir::kMatmulSmallAttr,
+                          ir::MatmulConfigAttr::get(&getContext(), kernel, arch,
+                                                    b.getDenseI64ArrayAttr({128, 128, tile[2]}), 6, schedule,
+                                                    found == copied.end() ? "" : found->second, why));
+          fusion->setAttr(ir::kMatmulSmallRowsAttr, b.getI64IntegerAttr(128 * blocksUpTo));
+        }
+      }
     });
     for (Operation* copy : windowCopies)
       if (copy->use_empty()) copy->erase();

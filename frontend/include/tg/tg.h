@@ -519,6 +519,10 @@ struct JitReport {
     std::string symbols;
     std::string lastSizes;
     uint64_t sizeChanges = 0;
+    /// Guarded variants: launches that run another kernel at some sizes (a matmul's smaller
+    /// tiles for few rows), chosen at each size change with no compilation: "mlp_k0: where
+    /// tokens <= 768, rows up to 768: 128 x 128 tiles, 6 stages (taken at the last run)".
+    std::vector<std::string> sizeVariants;
   };
 
   std::string name;

@@ -78,6 +78,15 @@ class GpuProgram : public Program {
       max.push_back(sym.max);
     }
     describeSymbols(names, min, max, executor_.sizes().values, info);
+    info.sizeVariants.clear();
+    for (size_t l = 0; l < plan.launches.size(); ++l)
+      for (size_t v = 0; v < plan.launches[l].variants.size(); ++v) {
+        const rt::PlanLaunch& variant = plan.launches[l].variants[v];
+        const bool taken = l < executor_.sizes().variants.size() && executor_.sizes().variants[l] == static_cast<int>(v);
+        info.sizeVariants.push_back(plan.launches[l].fusion + ": where " + variant.guard.str(names) +
+                                    " <= " + std::to_string(variant.upTo) + ", " + variant.why +
+                                    (taken ? " (taken at the last run)" : ""));
+      }
     const rt::KernelCache::Stats& k = executor_.kernelStats();
     info.distinctKernels = plan.kernels.size();
     info.kernelsCompiled = k.misses;

@@ -23,9 +23,9 @@ CUDA_KERNEL_NODE_PARAMS nodeParams(void* function, const LaunchDims& dims, Launc
 
 }  // namespace
 
-CudaGraph::CudaGraph(Gpu& gpu, const Plan& plan, const std::vector<void*>& functions,
+CudaGraph::CudaGraph(Gpu& gpu, const Plan& plan, std::span<void* const> functions,
                      LaunchParams& params, std::span<const LaunchDims> dims)
-    : gpu_(gpu), builtDims_(dims.begin(), dims.end()) {
+    : gpu_(gpu), builtDims_(dims.begin(), dims.end()), builtFunctions_(functions.begin(), functions.end()) {
   const CudaDriver& d = *static_cast<const CudaDriver*>(gpu_.driver_);
   try {
     CUgraph graph = nullptr;
@@ -34,8 +34,7 @@ CudaGraph::CudaGraph(Gpu& gpu, const Plan& plan, const std::vector<void*>& funct
     CUgraphNode previous = nullptr;
     for (size_t l = 0; l < plan.launches.size(); ++l) {
       Node node;
-      node.function = functions[plan.launches[l].kernel];
-      CUDA_KERNEL_NODE_PARAMS p = nodeParams(node.function, builtDims_.at(l), params, l);
+      CUDA_KERNEL_NODE_PARAMS p = nodeParams(builtFunctions_.at(l), builtDims_.at(l), params, l);
       CUgraphNode handle = nullptr;
       if (plan.programmaticLaunches && previous) {
         // A programmatic edge: this kernel may launch once every block of the previous one has
@@ -86,6 +85,7 @@ CudaGraph::Instance& CudaGraph::addInstance() {
   i.exec = exec;
   i.held = built_;
   i.dims = builtDims_;
+  i.functions = builtFunctions_;
   return i;
 }
 
@@ -94,9 +94,10 @@ static bool sameDims(const LaunchDims& a, const LaunchDims& b) {
          a.sharedBytes == b.sharedBytes;
 }
 
-bool CudaGraph::holds(const Instance& instance, const LaunchParams& params, std::span<const LaunchDims> dims) const {
+bool CudaGraph::holds(const Instance& instance, const LaunchParams& params, std::span<const LaunchDims> dims,
+                      std::span<void* const> functions) const {
   for (size_t l = 0; l < nodes_.size(); ++l) {
-    if (!sameDims(instance.dims[l], dims[l])) return false;
+    if (!sameDims(instance.dims[l], dims[l]) || instance.functions[l] != functions[l]) return false;
     std::span<const std::byte> now = params.bytes(l);
     if (std::memcmp(instance.held.data() + nodes_[l].heldOffset, now.data(), now.size()) != 0)
       return false;
@@ -104,32 +105,38 @@ bool CudaGraph::holds(const Instance& instance, const LaunchParams& params, std:
   return true;
 }
 
-void CudaGraph::update(Instance& instance, LaunchParams& params, std::span<const LaunchDims> dims) {
+void CudaGraph::update(Instance& instance, LaunchParams& params, std::span<const LaunchDims> dims,
+                       std::span<void* const> functions) {
   const CudaDriver& d = *static_cast<const CudaDriver*>(gpu_.driver_);
   for (size_t l = 0; l < nodes_.size(); ++l) {
     const Node& node = nodes_[l];
     std::span<const std::byte> now = params.bytes(l);
     std::byte* held = instance.held.data() + node.heldOffset;
-    if (std::memcmp(held, now.data(), now.size()) == 0 && sameDims(instance.dims[l], dims[l])) continue;
-    // Grids may change too (a plan's sizes did): every field but the function may.
-    CUDA_KERNEL_NODE_PARAMS p = nodeParams(node.function, dims[l], params, l);
+    if (std::memcmp(held, now.data(), now.size()) == 0 && sameDims(instance.dims[l], dims[l]) &&
+        instance.functions[l] == functions[l])
+      continue;
+    // Grids may change too (a plan's sizes did), and the kernel (a guarded variant): every
+    // field may, the function within its context.
+    CUDA_KERNEL_NODE_PARAMS p = nodeParams(functions[l], dims[l], params, l);
     // Takes effect from the next launch of this instance; launches already queued keep theirs.
     gpu_.check(d.cuGraphExecKernelNodeSetParams(static_cast<CUgraphExec>(instance.exec),
                                                 static_cast<CUgraphNode>(node.handle), &p),
                "cuGraphExecKernelNodeSetParams");
     std::memcpy(held, now.data(), now.size());
     instance.dims[l] = dims[l];
+    instance.functions[l] = functions[l];
     ++parameterUpdates_;
   }
 }
 
-void CudaGraph::launch(LaunchParams& params, std::span<const LaunchDims> dims) {
+void CudaGraph::launch(LaunchParams& params, std::span<const LaunchDims> dims, std::span<void* const> functions) {
   const CudaDriver& d = *static_cast<const CudaDriver*>(gpu_.driver_);
-  if (dims.size() != nodes_.size()) throw Error("CUDA graph: launch dimensions for " + std::to_string(dims.size()) +
-                                                " launches, the graph has " + std::to_string(nodes_.size()));
+  if (dims.size() != nodes_.size() || functions.size() != nodes_.size())
+    throw Error("CUDA graph: launch dimensions and kernels for " + std::to_string(dims.size()) + " and " +
+                std::to_string(functions.size()) + " launches, the graph has " + std::to_string(nodes_.size()));
   Instance* chosen = nullptr;
   for (Instance& i : instances_)
-    if (holds(i, params, dims)) {
+    if (holds(i, params, dims, functions)) {
       chosen = &i;
       break;
     }
@@ -144,7 +151,7 @@ void CudaGraph::launch(LaunchParams& params, std::span<const LaunchDims> dims) {
       for (Instance& i : instances_)
         if (i.lastLaunch > chosen->lastLaunch) chosen = &i;
     }
-    update(*chosen, params, dims);
+    update(*chosen, params, dims, functions);
   }
   chosen->lastLaunch = ++launches_;
   gpu_.check(d.cuGraphLaunch(static_cast<CUgraphExec>(chosen->exec),

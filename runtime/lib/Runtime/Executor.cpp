@@ -34,10 +34,27 @@ constexpr DevicePtr kNotEncoded = ~DevicePtr(0);
 }  // namespace
 
 Executor::Executor(Plan plan, Gpu& gpu) : plan_(std::move(plan)), gpu_(gpu) {
+  // A guarded variant fills its launch's parameter block: the same buffers, as many sizes, and
+  // tensor maps over the same arguments.
+  for (size_t i = 0; i < plan_.launches.size(); ++i) {
+    const PlanLaunch& l = plan_.launches[i];
+    for (const PlanLaunch& v : l.variants) {
+      bool same = v.buffers == l.buffers && v.sizes.size() == l.sizes.size() && v.tensorMaps.size() == l.tensorMaps.size() &&
+                  v.kernel >= 0 && static_cast<size_t>(v.kernel) < plan_.kernels.size();
+      for (size_t m = 0; same && m < v.tensorMaps.size(); ++m) same = v.tensorMaps[m].arg == l.tensorMaps[m].arg;
+      if (!same)
+        throw Error("executor: plan '" + plan_.name + "': a variant of launch " + std::to_string(i) +
+                    " does not take that launch's parameters (buffers, sizes, tensor maps)");
+    }
+  }
   functions_ = KernelCache::instance().functions(gpu_, plan_.kernels, &kernelStats_);  // misses compiled in parallel
-  for (const PlanLaunch& l : plan_.launches)
-    if (l.dims.sharedBytes > 48 * 1024)
-      gpu_.setMaxDynamicShared(functions_[l.kernel], l.dims.sharedBytes);
+  for (const PlanLaunch& l : plan_.launches) {
+    if (l.dims.sharedBytes > 48 * 1024) gpu_.setMaxDynamicShared(functions_[l.kernel], l.dims.sharedBytes);
+    for (const PlanLaunch& v : l.variants)
+      if (v.dims.sharedBytes > 48 * 1024) gpu_.setMaxDynamicShared(functions_[v.kernel], v.dims.sharedBytes);
+  }
+  launchFunctions_.resize(plan_.launches.size());
+  for (size_t l = 0; l < plan_.launches.size(); ++l) launchFunctions_[l] = functions_[plan_.launches[l].kernel];
   params_ = LaunchParams(parameterSizes(plan_));
   mapBases_.resize(plan_.launches.size());
   for (size_t i = 0; i < plan_.launches.size(); ++i)
@@ -105,12 +122,18 @@ void Executor::resize(std::span<const int64_t> values) {
   evaluatePlanSizes(plan_, values, spareSizes_);
   if (sizeChanges_ > 0) keepCoveringGrids(plan_, sizes_, spareSizes_);
   std::swap(sizes_, spareSizes_);
+  const bool first = sizeChanges_ == 0;
   ++sizeChanges_;
-  // Tensor maps over dynamic dims describe other extents now: encoded again at the next pack.
-  for (size_t l = 0; l < plan_.launches.size(); ++l)
-    for (size_t m = 0; m < plan_.launches[l].tensorMaps.size(); ++m)
-      if (!plan_.launches[l].tensorMaps[m].symbolicDims.empty() || !plan_.launches[l].tensorMaps[m].symbolicStrides.empty())
+  for (size_t l = 0; l < plan_.launches.size(); ++l) {
+    // Another variant: its kernel, and its tensor maps (other boxes) encoded at the next pack.
+    const bool otherVariant = first || sizes_.variants[l] != spareSizes_.variants[l];
+    const PlanLaunch& launch = chosenLaunch(plan_, sizes_, l);
+    if (otherVariant) launchFunctions_[l] = functions_[launch.kernel];
+    // Tensor maps over dynamic dims describe other extents now: encoded again too.
+    for (size_t m = 0; m < launch.tensorMaps.size(); ++m)
+      if (otherVariant || !launch.tensorMaps[m].symbolicDims.empty() || !launch.tensorMaps[m].symbolicStrides.empty())
         mapBases_[l][m] = kNotEncoded;
+  }
 }
 
 void Executor::run(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs,
@@ -125,7 +148,7 @@ void Executor::run(const std::vector<std::shared_ptr<DeviceBuffer>>& inputs,
     if (profiling() || !launchAsCudaGraph(mayUseCudaGraph))
       for (size_t l = 0; l < plan_.launches.size(); ++l) {
         if (profiling()) gpu_.recordEvent(events_[l]);
-        void* f = functions_[plan_.launches[l].kernel];
+        void* f = launchFunctions_[l];
         if (plan_.programmaticLaunches)
           gpu_.launchProgrammatic(f, sizes_.dims[l], params_.pointers(l));
         else
@@ -189,7 +212,7 @@ void Executor::bindBuffers(const std::vector<std::shared_ptr<DeviceBuffer>>& inp
 }
 
 void Executor::packLaunch(size_t li) {
-  const PlanLaunch& l = plan_.launches[li];
+  const PlanLaunch& l = chosenLaunch(plan_, sizes_, li);
   auto* args = reinterpret_cast<DevicePtr*>(params_.block(li, 0));
   for (size_t a = 0; a < l.buffers.size(); ++a) args[a] = ptrs_[l.buffers[a]];
   const std::vector<int64_t>& sizes = sizes_.launchSizes[li];
@@ -214,10 +237,10 @@ bool Executor::launchAsCudaGraph(bool mayUseCudaGraph) {
   try {
     if (!graph_) {
       step = "build";
-      graph_ = std::make_unique<CudaGraph>(gpu_, plan_, functions_, params_, sizes_.dims);
+      graph_ = std::make_unique<CudaGraph>(gpu_, plan_, launchFunctions_, params_, sizes_.dims);
       step = "launch";
     }
-    graph_->launch(params_, sizes_.dims);
+    graph_->launch(params_, sizes_.dims, launchFunctions_);
   } catch (const Error& e) {
     // Never fatal: this run and every later one launch kernel by kernel (a broken context then
     // fails there, with the kernel's error).

@@ -34,8 +34,8 @@ std::string Plan::str() const {
     if (!b.label.empty()) os << "  (" << b.label << ")";
     os << "\n";
   }
-  for (const PlanLaunch& l : launches) {
-    os << "  launch " << kernels[l.kernel].name;
+  auto launchText = [&](const PlanLaunch& l) {
+    os << "launch " << kernels[l.kernel].name;
     if (!l.fusion.empty() && l.fusion != kernels[l.kernel].name) os << " (for " << l.fusion << ")";
     os << " grid(" << l.dims.grid[0] << ","
        << l.dims.grid[1] << "," << l.dims.grid[2] << ") block(" << l.dims.block[0] << ","
@@ -73,6 +73,15 @@ std::string Plan::str() const {
       os << (m.spec.swizzle128 ? ", swizzle 128B)" : ")");
     }
     os << "  " << kernels[l.kernel].summary << "\n";
+  };
+  for (const PlanLaunch& l : launches) {
+    os << "  ";
+    launchText(l);
+    for (const PlanLaunch& v : l.variants) {
+      os << "    variant where " << v.guard.str(names) << " <= " << v.upTo << (v.why.empty() ? "" : " (" + v.why + ")")
+         << ": ";
+      launchText(v);
+    }
   }
   os << "  results: [";
   for (size_t i = 0; i < outputs.size(); ++i) os << (i ? ", " : "") << "buffer " << outputs[i];

@@ -98,8 +98,16 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
   out.dims.resize(plan.launches.size());
   out.launchSizes.resize(plan.launches.size());
   out.tensorMaps.resize(plan.launches.size());
+  out.variants.assign(plan.launches.size(), -1);
   for (size_t l = 0; l < plan.launches.size(); ++l) {
-    const PlanLaunch& launch = plan.launches[l];
+    const std::vector<PlanLaunch>& variants = plan.launches[l].variants;
+    for (size_t v = 0; v < variants.size(); ++v)
+      if (eval(variants[v].guard, [&] { return "the guard of variant " + std::to_string(v) + " of launch " + std::to_string(l); }) <=
+          variants[v].upTo) {
+        out.variants[l] = static_cast<int>(v);
+        break;
+      }
+    const PlanLaunch& launch = chosenLaunch(plan, out, l);
     LaunchDims& dims = out.dims[l];
     dims = launch.dims;
     for (size_t d = 0; d < launch.symbolicGrid.size() && d < 3; ++d) {
@@ -158,9 +166,11 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
 }
 
 void keepCoveringGrids(const Plan& plan, const PlanSizes& previous, PlanSizes& next, uint32_t slack) {
-  if (previous.dims.size() != next.dims.size() || next.dims.size() != plan.launches.size()) return;
+  if (previous.dims.size() != next.dims.size() || next.dims.size() != plan.launches.size() ||
+      previous.variants.size() != next.variants.size())
+    return;
   for (size_t l = 0; l < plan.launches.size(); ++l) {
-    if (plan.launches[l].symbolicGrid.empty()) continue;
+    if (previous.variants[l] != next.variants[l] || chosenLaunch(plan, next, l).symbolicGrid.empty()) continue;
     const uint64_t was = previous.dims[l].grid[0], needs = next.dims[l].grid[0];
     if (was > needs && was <= uint64_t(slack) * needs) next.dims[l].grid[0] = static_cast<uint32_t>(was);
   }

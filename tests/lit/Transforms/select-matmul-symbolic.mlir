@@ -5,10 +5,17 @@
 // whole and not transposed, takes the wgmma path with the tile chosen for the largest sizes of
 // the ranges, its epilogue fused as over static shapes. Any other matmul over dynamic dims is
 // an error that says why (the jit then compiles the function per signature).
+// Where the largest sizes take 128 x 256 tiles and the ranges also reach rows that make fewer
+// than 100 of them, tg.matmul_small records the 128 x 128 variant for rows up to
+// tg.matmul_small_rows (codegen makes both kernels; the runtime picks one at each size).
 
+// Its rows reach few enough for fewer than 100 tiles of 128 x 256 (4 tiles a row of 1024
+// columns: up to 24 row blocks, 3,072 rows): a guarded variant with the 128 x 128 tile there.
 // CHECK-LABEL: func.func @linear
 // CHECK: tg.fusion
 // CHECK-SAME: #tg.matmul<path = wgmma, arch = "sm_90a", tile = [128, 256, 64], stages = 4, schedule = cooperative,
+// CHECK-SAME: tg.matmul_small = #tg.matmul<path = wgmma, arch = "sm_90a", tile = [128, 128, 64], stages = 6,
+// CHECK-SAME: tg.matmul_small_rows = 3072 : i64
 // CHECK: tg.matmul
 // CHECK: tg.gelu
 !x = tensor<?x256xbf16, #tg.sizes<[n, 256]>>
@@ -24,9 +31,10 @@ func.func @linear(%x: !x, %w: tensor<1024x256xbf16>, %b: tensor<1024xbf16>) -> !
 // -----
 
 // The same layer over at most 256 rows: 2 x 4 tiles of 128 x 256 are too few for a wave, so
-// 128 x 128 (as for a static M of 256).
+// 128 x 128 (as for a static M of 256), and no variant.
 // CHECK-LABEL: func.func @short
 // CHECK: #tg.matmul<path = wgmma, arch = "sm_90a", tile = [128, 128, 64], stages = 6, schedule = cooperative,
+// CHECK-NOT: tg.matmul_small
 !x = tensor<?x256xbf16, #tg.sizes<[n, 256]>>
 !y = tensor<?x1024xbf16, #tg.sizes<[n, 1024]>>
 func.func @short(%x: !x, %w: tensor<1024x256xbf16>) -> !y attributes {tg.symbols = [#tg.symbol<"n", 1, 256>]} {

@@ -41,6 +41,13 @@ class SizesAttr;
 /// The function attribute listing its symbols: an array of #tg.symbol.
 inline constexpr const char* kSymbolsAttr = "tg.symbols";
 
+/// tg-select-matmul's guarded variant of a matmul over dynamic dims: the #tg.matmul
+/// configuration its kernel has where the result's rows (its batch x M) are at most
+/// `tg.matmul_small_rows` (an i64); codegen makes both kernels and the runtime picks one at
+/// each size (rt::PlanLaunch::variants).
+inline constexpr const char* kMatmulSmallAttr = "tg.matmul_small";
+inline constexpr const char* kMatmulSmallRowsAttr = "tg.matmul_small_rows";
+
 /// A function's symbols, in order.
 struct Symbols {
   std::vector<std::string> names;

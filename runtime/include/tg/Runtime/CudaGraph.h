@@ -35,10 +35,10 @@ namespace tg::rt {
 
 class CudaGraph {
  public:
-  /// Builds and instantiates the graph of `plan`'s launches (`functions`: the loaded entry of
-  /// each plan kernel) with the parameter values `params` holds now and the launch dimensions
-  /// `dims` (one per launch). Throws tg::Error naming the driver call that failed.
-  CudaGraph(Gpu& gpu, const Plan& plan, const std::vector<void*>& functions,
+  /// Builds and instantiates the graph of `plan`'s launches (`functions`: the loaded kernel
+  /// each launch runs now) with the parameter values `params` holds now and the launch
+  /// dimensions `dims` (one per launch). Throws tg::Error naming the driver call that failed.
+  CudaGraph(Gpu& gpu, const Plan& plan, std::span<void* const> functions,
             LaunchParams& params, std::span<const LaunchDims> dims);
   ~CudaGraph();
   CudaGraph(const CudaGraph&) = delete;
@@ -47,7 +47,8 @@ class CudaGraph {
   /// Queues the graph on tg's stream with the parameter values in `params` and the launch
   /// dimensions `dims`: on the instance that holds them, else on one given the new values (see
   /// above). No host sync. Throws tg::Error when the driver refuses a step.
-  void launch(LaunchParams& params, std::span<const LaunchDims> dims);
+  /// `functions`: each launch's kernel, which may change too (a plan's guarded variants).
+  void launch(LaunchParams& params, std::span<const LaunchDims> dims, std::span<void* const> functions);
 
   /// Nodes given new parameters since the graph was built (for tests and benchmarks).
   uint64_t parameterUpdates() const { return parameterUpdates_; }
@@ -59,26 +60,29 @@ class CudaGraph {
     void* exec = nullptr;          // CUgraphExec
     std::vector<std::byte> held;   // the parameter bytes of every node, at Node::heldOffset
     std::vector<LaunchDims> dims;  // the launch dimensions of every node
+    std::vector<void*> functions;  // the kernel of every node
     uint64_t lastLaunch = 0;
   };
-  /// Whether `instance` holds every node's parameters and dimensions as given now.
-  bool holds(const Instance& instance, const LaunchParams& params, std::span<const LaunchDims> dims) const;
+  /// Whether `instance` holds every node's parameters, dimensions and kernel as given now.
+  bool holds(const Instance& instance, const LaunchParams& params, std::span<const LaunchDims> dims,
+             std::span<void* const> functions) const;
   /// Instantiates the graph (its nodes hold the parameters it was built with).
   Instance& addInstance();
-  /// Gives `instance` the values of `params` and `dims` for every node that differs.
-  void update(Instance& instance, LaunchParams& params, std::span<const LaunchDims> dims);
+  /// Gives `instance` the values of `params`, `dims` and `functions` for every node that differs.
+  void update(Instance& instance, LaunchParams& params, std::span<const LaunchDims> dims,
+              std::span<void* const> functions);
   void release();
 
   Gpu& gpu_;
   void* graph_ = nullptr;  // CUgraph
   struct Node {
     void* handle = nullptr;  // CUgraphNode
-    void* function = nullptr;
     size_t heldOffset = 0;  // where Instance::held keeps this node's parameter bytes
   };
   std::vector<Node> nodes_;
   std::vector<std::byte> built_;  // the parameter bytes the graph was built with
   std::vector<LaunchDims> builtDims_;
+  std::vector<void*> builtFunctions_;
   std::vector<Instance> instances_;
   uint64_t launches_ = 0;
   uint64_t parameterUpdates_ = 0;

@@ -104,6 +104,7 @@ class Executor {
   Plan plan_;
   Gpu& gpu_;
   std::vector<void*> functions_;                       // per kernel
+  std::vector<void*> launchFunctions_;                 // per launch: its chosen variant's kernel
   std::vector<std::shared_ptr<DeviceBuffer>> constants_;  // per buffer (Constant kind only)
   std::shared_ptr<DeviceBuffer> arena_;                   // temporaries, reused by every run
   PlanSizes sizes_;          // the plan's numbers at the last run's symbol values

@@ -127,6 +127,16 @@ struct PlanLaunch {
   /// buffer pointers, in the same parameter struct, evaluated at each run.
   std::vector<PlanExtent> symbolicGrid;
   std::vector<SizeExpr> sizes;
+  /// Symbolic plans: guarded variants of this launch, other kernels for the same work (a
+  /// matmul's smaller tiles at small sizes). A run takes the first whose `guard`, evaluated at
+  /// its sizes, is at most its `upTo`, else this launch itself. A variant has this launch's
+  /// buffers, as many size arguments and tensor maps over the same arguments (one parameter
+  /// layout for all), and its own kernel, dims, grid, tensor maps and sizes; `why` says what it
+  /// specialises, for reports. Its own `variants` are unused.
+  std::vector<PlanLaunch> variants;
+  SizeExpr guard = SizeExpr(0);
+  int64_t upTo = 0;
+  std::string why;
 };
 
 struct Plan {

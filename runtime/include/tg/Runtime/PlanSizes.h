@@ -29,16 +29,28 @@ struct PlanSizes {
   std::vector<std::vector<TensorMapSpec>> tensorMaps;
   /// Device memory a run at these sizes needs: the arena, the results and the constants.
   size_t deviceBytes = 0;
+  /// per launch: the guarded variant these sizes take (PlanLaunch::variants), -1 for the launch
+  /// itself
+  std::vector<int> variants;
 };
+
+/// The launch that launch `l` of `plan` is at `sizes`: the variant they chose, or itself.
+inline const PlanLaunch& chosenLaunch(const Plan& plan, const PlanSizes& sizes, size_t l) {
+  const PlanLaunch& launch = plan.launches[l];
+  const int v = l < sizes.variants.size() ? sizes.variants[l] : -1;
+  return v < 0 ? launch : launch.variants[static_cast<size_t>(v)];
+}
 
 /// The numbers of `plan` when its symbols have `values` (empty for a static plan). Throws
 /// tg::Error, naming the plan and the symbol, when `values` has the wrong count, a value lies
 /// outside its symbol's range, or a size evaluates negative, overflows, or makes a grid
-/// beyond CUDA's limits. `out`'s storage is reused.
+/// beyond CUDA's limits. Each launch's numbers are those of the guarded variant its sizes
+/// choose (PlanLaunch::variants). `out`'s storage is reused.
 void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSizes& out);
 
 /// After a size change, before `next` (the new sizes' numbers) replaces `previous` (the last
-/// run's): each launch with a symbolic grid keeps its previous extent along x where that still
+/// run's): each launch with a symbolic grid (and the same variant) keeps its previous extent
+/// along x where that still
 /// covers the new work and is at most `slack` times what the new sizes need. A CUDA graph node
 /// whose grid changes costs several times the host time of one whose parameters alone do
 /// (RESULTS.md, 2026-12-07), and every kernel over dynamic dims loops by its grid or returns
