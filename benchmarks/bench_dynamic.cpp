@@ -6,10 +6,19 @@
 // kernel argument, the tensor maps encoded at each size). Reports `tflops` beside median_us;
 // the ratio dynamic / static at each M is the price of one compile for the range. (The chain
 // and the row kernels: bench_elementwise.cpp and bench_rows.cpp.)
+// dynamic/sweep/<case>/64x16: one function called at 64 batch sizes x 16 sequence lengths
+// (batch 1..64, seq from 1 to 2048) over [batch, seq, d], compiled with both dims dynamic:
+// counters `graphs` (compiled graphs: 1, plus one for each size of 1 held fixed: batch = 1,
+// seq = 1), `recompiles` (the report's), `variants` (guarded launch variants in those graphs),
+// and `size_changes` (the time: the whole sweep, its inputs made on the device included). Cases: `mlp` (gelu(X @ W^T + b), W [1024, 256]: a wgmma kernel and its
+// small-tile variant), `layer_norm` (d = 1024), `chain8` (d = 64).
 //
 //===----------------------------------------------------------------------===//
 #include "BenchCase.h"
 #include "graphs.h"
+
+#include <chrono>
+#include <utility>
 
 namespace {
 
@@ -25,7 +34,59 @@ void BM_MlpDynamic(benchmark::State& state, int64_t m, bool dynamic) {
     state.counters["tflops"] = 2.0 * double(m) * double(n) * double(k) / (state.counters["median_us"] * 1e-6) / 1e12;
 }
 
+enum class SweepCase { mlp, layer_norm, chain8 };
+
+void BM_Sweep(benchmark::State& state, SweepCase c) {
+  if (!tgbench::haveGpu(state)) return;
+  tg::JitOptions options;
+  const tg::Dim batch("batch", 1, 64), seq("seq", 1, 2048);
+  options.dynamic = {{0, 0, batch}, {0, 1, seq}, {1, 0, batch}, {1, 1, seq}};
+  const int64_t d = c == SweepCase::mlp ? 256 : c == SweepCase::layer_norm ? 1024 : 64;
+  tg::Tensor w = tg::randn({1024, 256}, DType::BF16, 7), b = tg::randn({1024}, DType::BF16, 8);
+  tg::Tensor g = tg::randn({d}, DType::BF16, 9), beta = tg::randn({d}, DType::BF16, 10);
+  auto f = tg::jit(
+      [&](const tg::Tensor& x, const tg::Tensor& y) {
+        if (c == SweepCase::mlp) return tg_graphs::mlp(x, w, b);
+        if (c == SweepCase::layer_norm) return tg_graphs::layer_norm_rows(x, g, beta);
+        return tg_graphs::chain8(x, y);
+      },
+      options);
+  const std::vector<int64_t> seqs = {1, 7, 16, 33, 64, 100, 128, 255, 256, 300, 511, 512, 777, 1000, 1024, 2048};
+  for (auto _ : state) {
+    // Inputs made at each size (on the device, no compilation), so the time is of the whole
+    // sweep, inputs included: the counters are the point.
+    uint64_t seed = 100, calls = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t bs = 1; bs <= 64; ++bs)
+      for (int64_t sl : seqs) {
+        tg::Tensor x = tg::randn({bs, sl, d}, DType::BF16, seed++);
+        tg::Tensor y = c == SweepCase::chain8 ? tg::randn({bs, sl, d}, DType::BF16, seed++) : x;
+        benchmark::DoNotOptimize(f(x, y));
+        ++calls;
+      }
+    tg::synchronize();
+    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(us * 1e-6);
+    const tg::JitReport r = f.report();
+    double variants = 0, sizeChanges = 0;
+    for (const tg::JitReport::Graph& graph : r.graphs) {
+      variants += static_cast<double>(graph.sizeVariants.size());
+      sizeChanges += static_cast<double>(graph.sizeChanges);
+    }
+    state.counters["calls"] = static_cast<double>(calls);
+    state.counters["graphs"] = static_cast<double>(r.graphs.size());
+    state.counters["recompiles"] = static_cast<double>(r.recompiles.size());
+    state.counters["variants"] = variants;
+    state.counters["size_changes"] = sizeChanges;
+  }
+}
+
 const bool registered = [] {
+  for (auto [name, c] : {std::pair{"mlp", SweepCase::mlp}, std::pair{"layer_norm", SweepCase::layer_norm},
+                         std::pair{"chain8", SweepCase::chain8}}) {
+    const std::string full = std::string("dynamic/sweep/") + name + "/64x16";
+    benchmark::RegisterBenchmark(full.c_str(), BM_Sweep, c)->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+  }
   for (int64_t m : {256, 2048, 16384, 5000})
     for (bool dynamic : {false, true}) {
       const std::string name = "dynamic/mlp/bf16/" + std::to_string(m) + "x4096x4096/" + (dynamic ? "dynamic" : "static");
