@@ -9,7 +9,9 @@
 //                    parameters and grids change in place, the result equals the same
 //                    function compiled for that exact shape bit for bit and the CPU reference
 //                    within the chain's error bound; the recompile count over a sweep of sizes
-//                    is the number of variants (sizes from 2, and a size of 1).
+//                    is the number of variants (sizes from 2, and a size of 1). Reads through
+//                    transposes and reshapes of dynamic dims (run-time extents in the index
+//                    arithmetic) too.
 //
 // Every test skips without a GPU.
 //===----------------------------------------------------------------------===//
@@ -157,6 +159,61 @@ TEST(GpuDynamicDims, RowKernelsAreRightAtEverySize) {
   }
   tg::JitReport r = f.report();
   EXPECT_EQ(r.graphs.size(), 1u) << r.str();
+}
+
+// Reads whose index arithmetic needs run-time extents: a transpose of the two dynamic dims, a
+// heads split ([batch, seq, 64] as [batch, 4, seq, 16]) and its transpose back, positions along
+// the middle dynamic dim, and a 2-D transpose copy ([n, 48] to [48, n]). Each compiled once
+// for the ranges; at each size the same bits as the function compiled for that shape, direct
+// and replayed as a CUDA graph.
+TEST(GpuDynamicDims, ReadsThroughLayoutsWithRunTimeExtentsAreRightAtEverySize) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  auto swapped = [](const Tensor& x, const Tensor& y) {
+    // x [batch, seq, 24], y [seq, batch, 24]
+    Tensor position = tg::cast(tg::iota(x.shape(), 1, DType::I32, x.device()), DType::F32);
+    return x * 0.5f + tg::transpose(y, 0, 1) + position;
+  };
+  auto heads = [](const Tensor& x, const Tensor& y) {
+    // x [batch, seq, 64]: split in 4 heads of 16, each scaled by y [batch, seq, 64] moved the
+    // same way, then back to [batch, seq, 64]
+    const int64_t b = x.shape()[0], s = x.shape()[1];
+    Tensor xh = tg::transpose(tg::reshape(x, {b, s, 4, 16}), 1, 2);
+    Tensor yh = tg::transpose(tg::reshape(y, {b, s, 4, 16}), 1, 2);
+    Tensor z = tg::exp(xh * 0.25f) * yh;  // [b, 4, s, 16]
+    return std::pair<Tensor, Tensor>{z, tg::reshape(tg::transpose(z, 1, 2), {b, s, 64}) + x};
+  };
+  auto columns = [](const Tensor& x) { return tg::transpose(x, 0, 1); };  // [n, 48] -> [48, n]
+  const tg::Dim batch("batch", 1, 32), seq("seq", 1, 300);
+  auto fs = tg::jit(swapped, {.dynamic = {{0, 0, batch}, {0, 1, seq}, {1, 1, batch}, {1, 0, seq}}});
+  auto fh = tg::jit(heads, {.dynamic = {{0, 0, batch}, {0, 1, seq}, {1, 0, batch}, {1, 1, seq}}});
+  auto fc = tg::jit(columns, {.dynamic = {{0, 0, tg::Dim("n", 1, 5000)}}});
+  uint64_t seed = 500;
+  std::string why;
+  for (auto [b, s] : std::vector<std::pair<int64_t, int64_t>>{{4, 128}, {4, 128}, {3, 7}, {32, 300}, {2, 2}, {17, 31}, {5, 293}, {5, 293}, {3, 7}}) {
+    SCOPED_TRACE("batch " + std::to_string(b) + ", seq " + std::to_string(s));
+    Tensor x = tg::randn({b, s, 24}, DType::F32, seed++, Device::CUDA);
+    Tensor y = tg::randn({s, b, 24}, DType::F32, seed++, Device::CUDA);
+    auto exactS = tg::jit(swapped);
+    EXPECT_TRUE(sameBits(fs(x, y), exactS(x, y), why)) << "swapped: " << why;
+    Tensor p = tg::randn({b, s, 64}, DType::BF16, seed++, Device::CUDA);
+    Tensor q = tg::randn({b, s, 64}, DType::BF16, seed++, Device::CUDA);
+    auto exactH = tg::jit(heads);
+    auto [got0, got1] = fh(p, q);
+    auto [want0, want1] = exactH(p, q);
+    EXPECT_EQ(got0.shape(), (tg::Shape{b, 4, s, 16}));
+    EXPECT_TRUE(sameBits(got0, want0, why)) << "heads: " << why;
+    EXPECT_TRUE(sameBits(got1, want1, why)) << "heads back: " << why;
+    const int64_t n = b * s + 1;
+    Tensor c = tg::randn({n, 48}, DType::BF16, seed++, Device::CUDA);
+    auto exactC = tg::jit(columns);
+    EXPECT_TRUE(sameBits(fc(c), exactC(c), why)) << "columns, n = " << n << ": " << why;
+  }
+  for (const tg::JitReport& r : {fs.report(), fh.report(), fc.report()}) {
+    ASSERT_FALSE(r.graphs.empty()) << r.str();
+    EXPECT_EQ(r.graphs.size(), 1u) << r.str();
+    EXPECT_FALSE(r.graphs[0].symbols.empty()) << r.str();
+    EXPECT_TRUE(r.graphs[0].cudaGraph) << r.str();
+  }
 }
 
 TEST(GpuDynamicDims, ASweepOfSizesCompilesOncePerVariant) {

@@ -228,4 +228,65 @@ TEST(IndexExpr, RandomLayoutChainsReadTheElementsTheInterpreterReads) {
   EXPECT_GT(withSums, 40) << "too few chains print a sum under / or %: the test would not see it";
 }
 
+// The same chains with their extents taken at run time (issue 18: index arithmetic over
+// dynamic dims): each dim larger than 1 is, at random, a number or a size argument (named for
+// its value, as the kernels name each distinct size), so divisions, remainders and strides by
+// run-time values meet every layout op. Printed without a suffix (no casts) and evaluated with
+// the size arguments bound.
+TEST(IndexExpr, RandomLayoutChainsWithRunTimeExtentsReadTheElementsTheInterpreterReads) {
+  std::mt19937 rng(20261207);
+  mlir::MLIRContext& context = tg::compiler::sharedContext();
+  int runtimeDivisions = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    Shape in, out;
+    const std::string text = randomChain(rng, in, out);
+    SCOPED_TRACE(text);
+    mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+    ASSERT_TRUE(module) << "the chain does not parse";
+    auto func = module->lookupSymbol<mlir::func::FuncOp>("f");
+    ASSERT_TRUE(func);
+    tg::ref::HostTensor iota(tg::DType::F32, in);
+    for (int64_t i = 0; i < iota.numel(); ++i) reinterpret_cast<float*>(iota.mutableData())[i] = static_cast<float>(i);
+    const std::vector<tg::ref::HostTensor> args{iota};
+    const std::vector<tg::ref::HostTensor> reference = tg::ref::interpret(func, args);
+
+    std::map<std::string, uint64_t> vars;
+    const bool allRunTime = trial % 2 == 0;
+    auto extentsOf = [&](mlir::Value v) -> std::optional<std::vector<tg::codegen::Extent>> {
+      std::vector<tg::codegen::Extent> e;
+      for (int64_t d : mlir::cast<mlir::RankedTensorType>(v.getType()).getShape()) {
+        // Decided by the value, so that a dim is the same extent wherever the chain meets it.
+        const bool runTime = d > 1 && (allRunTime || d % 2 == 1);
+        if (!runTime) {
+          e.push_back({d, {}});
+          continue;
+        }
+        // Its bound is the range's largest size, above this one: nothing may take it for the
+        // size (a run-time extent is known only to be at most its bound).
+        const std::string name = "z" + std::to_string(d) + "_";
+        vars[name] = static_cast<uint64_t>(d);
+        e.push_back({3 * d + 5, name});
+      }
+      return e;
+    };
+    mlir::Value result = func.getBody().front().getTerminator()->getOperand(0);
+    const int64_t numel = tg::shape_numel(out);
+    mlir::Value root;
+    const DimIndices at = tg::codegen::delinearizeExtents(IndexExpr::var("i", numel), *extentsOf(result));
+    std::optional<std::vector<IndexExpr>> dims = tg::codegen::mapToRootExtents(result, at.dims, extentsOf, root);
+    ASSERT_TRUE(dims);
+    ASSERT_TRUE(mlir::isa<mlir::BlockArgument>(root));
+    const IndexExpr offset = tg::codegen::linearizeExtents(*dims, *extentsOf(root));
+    const std::string printed = offset.str("");
+    runtimeDivisions += printed.find("/ z") != std::string::npos || printed.find("% z") != std::string::npos;
+    for (int64_t i = 0; i < numel; ++i) {
+      vars["i"] = static_cast<uint64_t>(i);
+      const uint64_t got = CEval(printed, vars).run();
+      const auto want = static_cast<uint64_t>(reference[0].dataAs<float>()[i]);
+      ASSERT_EQ(got, want) << "element " << i << " of " << tensorType(out) << " reads " << printed;
+    }
+  }
+  EXPECT_GT(runtimeDivisions, 100) << "too few chains divide by a run-time extent: the test would not see it";
+}
+
 }  // namespace

@@ -123,6 +123,60 @@ std::optional<std::string> symbolicMappedOffset(Value v, const SymbolicSizes& sy
   return offset;
 }
 
+/// Over dynamic dims, the run-time extents a kernel's index arithmetic divides and multiplies
+/// by: each distinct size a size argument after the element count (members z0_, z1_, ... of
+/// TgBody), bounded by its largest value over the ranges.
+class SizeArguments {
+ public:
+  explicit SizeArguments(const SymbolicSizes& symbolic) : symbolic_(symbolic) {}
+  /// The dims of `v` as extents; nothing when a size overflows.
+  std::optional<std::vector<Extent>> extentsOf(Value v) {
+    std::vector<Extent> out;
+    for (const SizeExpr& e : symbolic_.dims(v)) {
+      if (std::optional<int64_t> c = e.constant()) {
+        out.push_back({*c, {}});
+        continue;
+      }
+      std::optional<int64_t> largest = symbolic_.largest(e);
+      if (!largest) return std::nullopt;
+      auto at = std::find(exprs_.begin(), exprs_.end(), e);
+      if (at == exprs_.end()) at = exprs_.insert(exprs_.end(), e);
+      out.push_back({std::max<int64_t>(*largest, 1), numbered("z", at - exprs_.begin()) + "_"});
+    }
+    return out;
+  }
+  const std::vector<SizeExpr>& exprs() const { return exprs_; }
+  /// `  long long z0_, z1_;` (empty when none).
+  std::string members() const {
+    std::string s;
+    for (size_t k = 0; k < exprs_.size(); ++k) s += (k ? ", " : "  long long ") + numbered("z", static_cast<long long>(k)) + "_";
+    return s.empty() ? s : s + ";  // run-time extents (size arguments after numel_)\n";
+  }
+
+ private:
+  const SymbolicSizes& symbolic_;
+  std::vector<SizeExpr> exprs_;
+};
+
+/// Over dynamic dims: the offset into its root at which element `i` of the kernel reads `v`
+/// through any chain of broadcasts, transposes, reshapes and slices with static starts, its
+/// index arithmetic dividing by run-time extents where the sizes are symbolic (`args`). Nothing
+/// when the chain cannot be followed or the offset may not fit the index type.
+std::optional<std::string> runtimeMappedOffset(Value v, SizeArguments& args, int64_t numelBound, const std::string& sfx,
+                                               Value& root) {
+  std::optional<std::vector<Extent>> shape = args.extentsOf(v);
+  if (!shape) return std::nullopt;
+  const DimIndices at = delinearizeExtents(IndexExpr::var("i", numelBound), *shape);
+  std::optional<std::vector<IndexExpr>> dims =
+      mapToRootExtents(v, at.dims, [&](Value x) { return args.extentsOf(x); }, root);
+  if (!dims) return std::nullopt;
+  std::optional<std::vector<Extent>> rootShape = args.extentsOf(root);
+  if (!rootShape) return std::nullopt;
+  const IndexExpr offset = linearizeExtents(*dims, *rootShape);
+  if (sfx == "u" && offset.bound() > (int64_t(1) << 32)) return std::nullopt;
+  return offset.str(sfx);
+}
+
 /// Both kinds of elementwise kernel: with `symbolic`, over dynamic dims (the element count a
 /// size argument, every read at the kernel's own index or a splat); else over static shapes.
 FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::string& name,
@@ -168,6 +222,11 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
     for (Value v : op.getOperands()) noteRead(v);
   }
 
+  // Over dynamic dims, the run-time extents the reads divide by: declared where kSizeMembers
+  // stands once the body is written.
+  std::optional<SizeArguments> sizeArgs;
+  if (symbolic) sizeArgs.emplace(*symbolic);
+  static constexpr const char* kSizeMembers = "/*TG_SIZE_MEMBERS*/\n";
   std::ostringstream os;
   os << "struct TgBody {\n";
   os << "  typedef " << index << " Index;\n";
@@ -189,7 +248,7 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
   const bool checksIndices = writesCheckFlag(fusion);
   if (checksIndices) os << "  int* flag;\n";
   // The element count: a size argument after the pointers (rt::PlanLaunch::sizes), or kNumel.
-  if (symbolic) os << "  long long numel_;\n";
+  if (symbolic) os << "  long long numel_;\n" << kSizeMembers;
   os << "  __device__ __forceinline__ Index numel() const { return " << (symbolic ? "(Index)numel_" : "kNumel")
      << "; }\n";
   // aligned(): every vector-accessed pointer.
@@ -217,9 +276,11 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
     if (symbolic) {
       std::optional<std::string> o = symbolicMappedOffset(v, *symbolic, sfx, root);
       if (!o) o = prefixBroadcastOffset(v, *symbolic, sfx, root);
+      if (!o) o = runtimeMappedOffset(v, *sizeArgs, numel, sfx, root);
       if (!o)
         return fusion.emitOpError("reads an input through a layout over dynamic dims that an elementwise kernel "
-                                  "does not index yet (a broadcast of a value static but for its first dim is)");
+                                  "does not index yet (a slice whose starts depend on the symbols, or offsets "
+                                  "beyond the index type)");
       offset = *o;
     } else {
       DimIndices idx = mapToRoot(v, delinearize(IndexExpr::var("i", numel), Shape(
@@ -269,7 +330,10 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
       auto t = cast<RankedTensorType>(op.getResult(0).getType());
       std::optional<DimIndices> at = symbolic ? symbolicDims(op.getResult(0), *symbolic, sfx)
                                               : delinearize(IndexExpr::var("i", numel), Shape(t.getShape().begin(), t.getShape().end()));
-      const std::string position = at ? iotaOperand(&op, *at, sfx) : kUnknownIndex;
+      std::string position = at ? iotaOperand(&op, *at, sfx) : kUnknownIndex;
+      if (symbolic && position.find(kUnknownIndex) != std::string::npos)  // with run-time extents
+        if (std::optional<std::vector<Extent>> shape = sizeArgs->extentsOf(op.getResult(0)))
+          position = iotaOperand(&op, delinearizeExtents(IndexExpr::var("i", numel), *shape), sfx);
       if (position.find(kUnknownIndex) != std::string::npos)
         return op.emitOpError("over dynamic dims, along a dim whose index needs run-time extents, is not generated "
                               "in an elementwise kernel yet");
@@ -364,11 +428,14 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
           << (symbolic ? numelExpr.str(symbolic->names) : std::to_string(numel)) << " elements, vector width "
           << vec;
   KernelEmission e;
+  std::string text = os.str();
   if (symbolic) {  // the same grid, from the element count at each call
     blocks = 1;
     e.symbolicGrid.push_back({numelExpr, int64_t(vec) * unroll * block,
                               perSm > 0 ? int64_t(options.smCount) * perSm : (int64_t(1) << 31) - 1});
     e.sizes.push_back(numelExpr);
+    e.sizes.insert(e.sizes.end(), sizeArgs->exprs().begin(), sizeArgs->exprs().end());
+    text.replace(text.find(kSizeMembers), std::string_view(kSizeMembers).size(), sizeArgs->members());
   }
   e.writesCheckFlag = checksIndices;
   e.kernel.name = name;
@@ -377,7 +444,7 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
                                  cacheHint ? "#define TG_CACHE_HINT " + std::to_string(cacheHint) + "\n" : "") +
                     "#define TG_BLOCK " +
                     std::to_string(block) + "\n#define TG_UNROLL " + std::to_string(unroll) +
-                    "\n" + os.str() + elementwiseTemplate();
+                    "\n" + text + elementwiseTemplate();
   e.dims.grid[0] = static_cast<uint32_t>(blocks);
   e.dims.block[0] = block;
   return e;

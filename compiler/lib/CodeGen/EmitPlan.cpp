@@ -259,17 +259,15 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     const bool overSymbols =
         llvm::any_of(fusion->getOperandTypes(), ir::isSymbolic) || llvm::any_of(fusion->getResultTypes(), ir::isSymbolic);
     if (overSymbols) {
-      // Over dynamic dims: elementwise, row and (wgmma) matmul kernels so far; everything else
-      // says what it is.
+      // Over dynamic dims: elementwise (transposes as elementwise copies), row and (wgmma)
+      // matmul kernels so far; everything else says what it is.
       if (fusion.getKind() == ir::FusionKind::row)
         emission = emitRow(fusion, name.str(), options, &symbolic);
       else if (fusion.getKind() == ir::FusionKind::gemm)
         emission = emitMatmul(fusion, name.str(), options, &symbolic);
-      else if (fusion.getKind() != ir::FusionKind::elementwise || fusion->hasAttr(kInPlaceAttr) || isTransposeCopy(fusion))
+      else if (fusion.getKind() != ir::FusionKind::elementwise || fusion->hasAttr(kInPlaceAttr))
         return fusion.emitOpError("is a ")
-               << (fusion->hasAttr(kInPlaceAttr) ? "dynamic_update_slice"
-                   : isTransposeCopy(fusion)     ? "transpose"
-                                                 : ir::stringifyFusionKind(fusion.getKind()))
+               << (fusion->hasAttr(kInPlaceAttr) ? "dynamic_update_slice" : ir::stringifyFusionKind(fusion.getKind()))
                << " kernel over dynamic dims, which tg does not generate yet";
       else
         emission = emitSymbolicElementwise(fusion, name.str(), options, symbolic);

@@ -12,8 +12,8 @@ namespace tg::codegen {
 
 struct IndexExpr::Node {
   enum Kind { Var, Const, Div, Mod, Mul, Add } kind;
-  std::string name;  // Var
-  int64_t value = 0; // Const value; Div/Mod/Mul constant operand
+  std::string name;  // Var; for Div/Mod/Mul by a run-time extent, its member
+  int64_t value = 0; // Const value; Div/Mod/Mul constant operand (a run-time one's largest)
   int64_t bound = 0; // exclusive upper bound
   std::shared_ptr<const Node> a, b;
 };
@@ -45,7 +45,7 @@ IndexExpr IndexExpr::operator/(int64_t d) const {
   if (d == 1) return *this;
   if (bound() <= d) return constant(0);
   if (node_->kind == Node::Const) return constant(node_->value / d);
-  if (node_->kind == Node::Div) return IndexExpr(node_->a) / (node_->value * d);
+  if (node_->kind == Node::Div && node_->name.empty()) return IndexExpr(node_->a) / (node_->value * d);
   auto n = std::make_shared<Node>();
   n->kind = Node::Div;
   n->a = node_;
@@ -79,6 +79,42 @@ IndexExpr IndexExpr::operator*(int64_t c) const {
   return IndexExpr(n);
 }
 
+IndexExpr IndexExpr::operator/(const Extent& d) const {
+  if (d.isStatic()) return *this / d.value;
+  if (bound() <= 1) return constant(0);
+  auto n = std::make_shared<Node>();
+  n->kind = Node::Div;
+  n->a = node_;
+  n->name = d.name;
+  n->value = d.value;
+  n->bound = bound();  // the divisor is at least 1
+  return IndexExpr(n);
+}
+
+IndexExpr IndexExpr::operator%(const Extent& m) const {
+  if (m.isStatic()) return *this % m.value;
+  if (bound() <= 1) return *this;
+  auto n = std::make_shared<Node>();
+  n->kind = Node::Mod;
+  n->a = node_;
+  n->name = m.name;
+  n->value = m.value;
+  n->bound = std::min(bound(), m.value);
+  return IndexExpr(n);
+}
+
+IndexExpr IndexExpr::operator*(const Extent& c) const {
+  if (c.isStatic()) return *this * c.value;
+  if (isConstant(0)) return constant(0);
+  auto n = std::make_shared<Node>();
+  n->kind = Node::Mul;
+  n->a = node_;
+  n->name = c.name;
+  n->value = c.value;
+  n->bound = (bound() - 1) * c.value + 1;
+  return IndexExpr(n);
+}
+
 IndexExpr IndexExpr::operator+(const IndexExpr& other) const {
   if (isConstant(0)) return other;
   if (other.isConstant(0)) return *this;
@@ -102,7 +138,11 @@ bool sameExpr(const IndexExpr& x, const IndexExpr& y) {
 
 std::string IndexExpr::str(const std::string& suffix) const {
   const Node& n = *node_;
-  auto lit = [&](int64_t v) { return std::to_string(v) + suffix; };
+  // A Div/Mod/Mul operand: the literal, or a run-time extent cast to the index type.
+  auto lit = [&](int64_t v) {
+    if (n.kind == Node::Var || n.name.empty()) return std::to_string(v) + suffix;
+    return (suffix == "u" ? "(unsigned)" : suffix == "ull" ? "(unsigned long long)" : "") + n.name;
+  };
   // The operand of /, % and *: a sum binds looser than they do in C, so it is parenthesised
   // ("(a + b) % 4", never "a + b % 4"). Products and quotients need none: C's * / % are
   // left-associative at one precedence, so "a * 4 / 8" is (a * 4) / 8.
@@ -133,6 +173,53 @@ DimIndices delinearize(const IndexExpr& linear, const Shape& shape) {
   out.dims.assign(reversed.rbegin(), reversed.rend());
   out.linear = std::make_shared<IndexExpr>(linear);
   return out;
+}
+
+DimIndices delinearizeExtents(const IndexExpr& linear, const std::vector<Extent>& shape) {
+  DimIndices out;
+  out.dims.assign(shape.size(), IndexExpr::constant(0));
+  IndexExpr rest = linear;  // the linear index divided by the strides of the dims after d
+  for (size_t d = shape.size(); d-- > 0;) {
+    out.dims[d] = d == 0 ? rest : rest % shape[d];
+    if (d > 0) rest = rest / shape[d];
+  }
+  return out;
+}
+
+IndexExpr linearizeExtents(const std::vector<IndexExpr>& dims, const std::vector<Extent>& shape) {
+  IndexExpr sum = IndexExpr::constant(0);
+  for (size_t d = 0; d < dims.size(); ++d) sum = (d == 0 ? sum : sum * shape[d]) + dims[d];
+  return sum;
+}
+
+std::optional<std::vector<IndexExpr>> mapToRootExtents(mlir::Value value, std::vector<IndexExpr> idx,
+                                                       const ExtentsOf& extentsOf, mlir::Value& root) {
+  LayoutChain chain = traceLayout(value);
+  for (mlir::Operation* op : chain.ops) {  // from the value back to the root
+    std::optional<std::vector<Extent>> in = extentsOf(op->getOperand(0)), out = extentsOf(op->getResult(0));
+    if (!in || !out) return std::nullopt;
+    std::vector<IndexExpr> next;
+    if (auto b = mlir::dyn_cast<ir::BroadcastOp>(op)) {
+      for (size_t k = 0; k < in->size(); ++k)
+        next.push_back((*in)[k].isStatic() && (*in)[k].value == 1 ? IndexExpr::constant(0) : idx[b.getDims()[k]]);
+    } else if (auto t = mlir::dyn_cast<ir::TransposeOp>(op)) {
+      next.assign(in->size(), IndexExpr::constant(0));
+      for (size_t d = 0; d < t.getPerm().size(); ++d) next[t.getPerm()[d]] = idx[d];
+    } else if (auto s = mlir::dyn_cast<ir::SliceOp>(op)) {  // start + i * step, per dim
+      for (size_t d = 0; d < in->size(); ++d) {
+        if (mlir::ShapedType::isDynamic(s.getStarts()[d]) || mlir::ShapedType::isDynamic(s.getSteps()[d]))
+          return std::nullopt;
+        next.push_back(idx[d] * s.getSteps()[d] + IndexExpr::constant(s.getStarts()[d]));
+      }
+    } else if (mlir::isa<ir::ReshapeOp>(op)) {  // the same linear index
+      next = delinearizeExtents(linearizeExtents(idx, *out), *in).dims;
+    } else {
+      return std::nullopt;
+    }
+    idx = std::move(next);
+  }
+  root = chain.root;
+  return idx;
 }
 
 IndexExpr linearize(const DimIndices& idx) {

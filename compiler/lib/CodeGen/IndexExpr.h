@@ -11,11 +11,21 @@
 
 #include "mlir/IR/Value.h"
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tg::codegen {
+
+/// An extent (or stride) of index arithmetic: a number, or over dynamic dims a size the kernel
+/// takes as an argument, the member `name` of its TgBody, at most `value` (at least 1).
+struct Extent {
+  int64_t value = 1;
+  std::string name;
+  bool isStatic() const { return name.empty(); }
+};
 
 class IndexExpr {
  public:
@@ -27,6 +37,11 @@ class IndexExpr {
   IndexExpr operator%(int64_t m) const;
   IndexExpr operator*(int64_t c) const;
   IndexExpr operator+(const IndexExpr& other) const;
+  /// The same by an extent that may be a run-time size (printed as the member, cast to the
+  /// index type its literals' suffix names).
+  IndexExpr operator/(const Extent& d) const;
+  IndexExpr operator%(const Extent& m) const;
+  IndexExpr operator*(const Extent& c) const;
 
   bool isConstant(int64_t value) const;
   /// Exclusive upper bound of the value.
@@ -73,5 +88,18 @@ bool staticIndexable(mlir::Value value);
 /// Maps the indices of `value` through the layout chain that defines it (broadcast, transpose,
 /// reshape) down to its root, which is returned in `root`.
 DimIndices mapToRoot(mlir::Value value, DimIndices indices, mlir::Value& root);
+
+/// Over dynamic dims, index arithmetic with run-time extents: a value's dims as extents
+/// (`extentsOf`: each dim's number, or the size argument that holds it), the row-major
+/// decomposition of `linear` over them (the first dim unreduced: `linear` is inside the value)
+/// and its inverse, and the map of a layout chain to its root. `dims` of the result of
+/// delinearizeExtents hold the indices; its `shape` is unused.
+using ExtentsOf = std::function<std::optional<std::vector<Extent>>(mlir::Value)>;
+DimIndices delinearizeExtents(const IndexExpr& linear, const std::vector<Extent>& shape);
+IndexExpr linearizeExtents(const std::vector<IndexExpr>& dims, const std::vector<Extent>& shape);
+/// Nothing when the chain has an op this cannot follow (a slice whose starts depend on the
+/// symbols) or `extentsOf` fails.
+std::optional<std::vector<IndexExpr>> mapToRootExtents(mlir::Value value, std::vector<IndexExpr> indices,
+                                                       const ExtentsOf& extentsOf, mlir::Value& root);
 
 }  // namespace tg::codegen
