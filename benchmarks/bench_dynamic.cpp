@@ -12,6 +12,9 @@
 // seq = 1), `recompiles` (the report's), `variants` (guarded launch variants in those graphs),
 // and `size_changes` (the time: the whole sweep, its inputs made on the device included). Cases: `mlp` (gelu(X @ W^T + b), W [1024, 256]: a wgmma kernel and its
 // small-tile variant), `layer_norm` (d = 1024), `chain8` (d = 64).
+// dynamic/heads_split/bf16/<B>x<S>x1024/<static|dynamic>: x [B, S, 1024] as [B, 16, S, 64],
+// scaled (an elementwise copy through a reshape and a transpose; over dynamic B and S its index
+// arithmetic divides by run-time extents): GB/s and roofline_pct against the copy.
 //
 //===----------------------------------------------------------------------===//
 #include "BenchCase.h"
@@ -32,6 +35,20 @@ void BM_MlpDynamic(benchmark::State& state, int64_t m, bool dynamic) {
                      0.0);
   if (state.counters.count("median_us"))
     state.counters["tflops"] = 2.0 * double(m) * double(n) * double(k) / (state.counters["median_us"] * 1e-6) / 1e12;
+}
+
+/// A heads split as attention takes its input: x [B, S, 1024] as [B, 16, S, 64] (scaled), one
+/// elementwise copy whose reads go through a reshape and a transpose of the dynamic dims: with
+/// dynamic B and S its index arithmetic divides by run-time extents.
+tg::Tensor headsSplit(const tg::Tensor& x) {
+  const int64_t b = x.shape()[0], s = x.shape()[1];
+  return tg::transpose(tg::reshape(x, {b, s, 16, 64}), 1, 2) * 0.125f;
+}
+
+void BM_HeadsSplit(benchmark::State& state, int64_t b, int64_t s, bool dynamic) {
+  tg::JitOptions options;
+  if (dynamic) options.dynamic = {{0, 0, tg::Dim("batch", 1, 64)}, {0, 1, tg::Dim("seq", 1, 8192)}};
+  tgbench::timeGraph(state, headsSplit, {{{b, s, 1024}, DType::BF16}}, options, 2.0 * 2.0 * double(b * s * 1024));
 }
 
 enum class SweepCase { mlp, layer_norm, chain8 };
@@ -87,6 +104,15 @@ const bool registered = [] {
     const std::string full = std::string("dynamic/sweep/") + name + "/64x16";
     benchmark::RegisterBenchmark(full.c_str(), BM_Sweep, c)->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
   }
+  for (auto [b, sl] : {std::pair<int64_t, int64_t>{1, 512}, {8, 2048}, {32, 4096}, {7, 3001}})
+    for (bool dynamic : {false, true}) {
+      const std::string name = "dynamic/heads_split/bf16/" + std::to_string(b) + "x" + std::to_string(sl) + "x1024/" +
+                               (dynamic ? "dynamic" : "static");
+      benchmark::RegisterBenchmark(name.c_str(), BM_HeadsSplit, b, sl, dynamic)
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+    }
   for (int64_t m : {256, 2048, 16384, 5000})
     for (bool dynamic : {false, true}) {
       const std::string name = "dynamic/mlp/bf16/" + std::to_string(m) + "x4096x4096/" + (dynamic ? "dynamic" : "static");
