@@ -16,6 +16,8 @@
 #include "tg/Dialect/SymbolicTypes.h"
 #include "tg/Frontend/SymbolicTrace.h"
 #include "tg/Frontend/TraceImporter.h"
+#include "tg/Runtime/KernelCache.h"
+#include "tg/Runtime/Nvrtc.h"
 #include "tg/Runtime/PlanSizes.h"
 #include "tg/Support/Error.h"
 #include "tg/Transforms/Pipeline.h"
@@ -372,6 +374,50 @@ TEST(SymbolicPlan, RandomProgramsCompiledForARangeAreTheirPlansAtEachSize) {
   // 8 of 60 seeds on 2026-12-07 (the others: reductions over leading dims, sizes the
   // inference cannot follow).
   EXPECT_GE(compiled, 8) << "refused:" << why;
+}
+
+// Kernels over dynamic dims compile with NVRTC (where it is installed): a heads split and its
+// transpose back ([batch, seq, 64] as [batch, 4, seq, 16]: reads through a reshape and a
+// transpose with run-time extents), a position along the middle dynamic dim, and the matmuls'
+// guarded small-tile variants.
+TEST(SymbolicPlan, KernelsWithRunTimeExtentsAndVariantsCompile) {
+  std::string why;
+  if (!tg::rt::nvrtcAvailable(&why)) GTEST_SKIP() << "NVRTC unavailable: " << why;
+  const char* heads = R"(
+!x = tensor<?x?x64xbf16, #tg.sizes<[batch, seq, 64]>>
+!r = tensor<?x?x4x16xbf16, #tg.sizes<[batch, seq, 4, 16]>>
+!h = tensor<?x4x?x16xbf16, #tg.sizes<[batch, 4, seq, 16]>>
+!p = tensor<?x4x?x16xi32, #tg.sizes<[batch, 4, seq, 16]>>
+!f = tensor<?x4x?x16xf32, #tg.sizes<[batch, 4, seq, 16]>>
+func.func @heads(%x: !x) -> (!h, !x) attributes {tg.symbols = [#tg.symbol<"batch", 1, 64>, #tg.symbol<"seq", 1, 4096>]} {
+  %0 = tg.reshape %x : !x to !r
+  %1 = tg.transpose %0 perm = [0, 2, 1, 3] : !r to !h
+  %2 = tg.iota axis = 2 : !p
+  %3 = tg.cast %2 : !p to !h
+  %4 = tg.add %1, %3 : !h
+  %5 = tg.transpose %4 perm = [0, 2, 1, 3] : !h to !r
+  %6 = tg.reshape %5 : !r to !x
+  %7 = tg.mul %6, %x : !x
+  return %4, %7 : !h, !x
+}
+)";
+  for (const char* text : {heads, kMatmuls}) {
+    const tg::rt::Plan plan = compileText(text, {});
+    for (const tg::rt::KernelSource& k : plan.kernels) {
+      SCOPED_TRACE(k.name);
+      try {
+        tg::rt::NvrtcResult r = tg::rt::compileCuda(k.source, k.name + ".cu", plan.arch, tg::rt::defaultNvrtcOptions());
+        EXPECT_FALSE(r.cubin.empty());
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what() << "\n--- source ---\n" << k.source;
+      }
+    }
+    if (text == heads) {
+      bool runTime = false;
+      for (const tg::rt::KernelSource& k : plan.kernels) runTime = runTime || k.source.find("(unsigned)z") != std::string::npos;
+      EXPECT_TRUE(runTime) << plan.str();
+    }
+  }
 }
 
 // A function whose kernels cannot all be generated over dynamic dims is an error that names

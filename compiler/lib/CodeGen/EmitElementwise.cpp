@@ -146,6 +146,8 @@ class SizeArguments {
     return out;
   }
   const std::vector<SizeExpr>& exprs() const { return exprs_; }
+  /// The most elements `v` has over the ranges (nothing when that overflows).
+  std::optional<int64_t> largestCount(Value v) const { return symbolic_.largest(symbolic_.numel(v)); }
   /// `  long long z0_, z1_;` (empty when none).
   std::string members() const {
     std::string s;
@@ -172,9 +174,19 @@ std::optional<std::string> runtimeMappedOffset(Value v, SizeArguments& args, int
   if (!dims) return std::nullopt;
   std::optional<std::vector<Extent>> rootShape = args.extentsOf(root);
   if (!rootShape) return std::nullopt;
-  const IndexExpr offset = linearizeExtents(*dims, *rootShape);
-  if (sfx == "u" && offset.bound() > (int64_t(1) << 32)) return std::nullopt;
-  return offset.str(sfx);
+  // Every partial sum, quotient and product on the way to the root's offset is at most an
+  // element index of a value of the chain or the kernel's (IndexExpr::bound() multiplies the
+  // run-time extents' largest values as if all could be largest at once): the index type must
+  // hold the counts of the chain's values.
+  int64_t most = numelBound;
+  for (Operation* op : traceLayout(v).ops)
+    for (Value x : std::initializer_list<Value>{op->getOperand(0), op->getResult(0)}) {
+      const std::optional<int64_t> count = args.largestCount(x);
+      if (!count) return std::nullopt;
+      most = std::max(most, *count);
+    }
+  if (sfx == "u" && most + 64 > (int64_t(1) << 32)) return std::nullopt;
+  return linearizeExtents(*dims, *rootShape).str(sfx);
 }
 
 /// Both kinds of elementwise kernel: with `symbolic`, over dynamic dims (the element count a

@@ -115,6 +115,24 @@ IndexExpr IndexExpr::operator*(const Extent& c) const {
   return IndexExpr(n);
 }
 
+IndexExpr IndexExpr::combine(const IndexExpr& q, const Extent& e, const IndexExpr& r) {
+  const Node& rn = *r.node_;
+  const bool sameExtent = rn.kind == Node::Mod && rn.name == e.name && (!e.isStatic() || rn.value == e.value);
+  if (sameExtent) {
+    const IndexExpr a(rn.a);
+    const Node& qn = *q.node_;
+    // q = a / e
+    if (qn.kind == Node::Div && qn.name == e.name && (!e.isStatic() || qn.value == e.value) && sameExpr(IndexExpr(qn.a), a))
+      return a;
+    // Static: a = x / c and q = x / (c * e), the two divisions merged.
+    const Node& an = *rn.a;
+    if (e.isStatic() && qn.kind == Node::Div && qn.name.empty() && an.kind == Node::Div && an.name.empty() &&
+        qn.value == an.value * e.value && sameExpr(IndexExpr(qn.a), IndexExpr(an.a)))
+      return a;
+  }
+  return q * e + r;
+}
+
 IndexExpr IndexExpr::operator+(const IndexExpr& other) const {
   if (isConstant(0)) return other;
   if (other.isConstant(0)) return *this;
@@ -187,8 +205,9 @@ DimIndices delinearizeExtents(const IndexExpr& linear, const std::vector<Extent>
 }
 
 IndexExpr linearizeExtents(const std::vector<IndexExpr>& dims, const std::vector<Extent>& shape) {
-  IndexExpr sum = IndexExpr::constant(0);
-  for (size_t d = 0; d < dims.size(); ++d) sum = (d == 0 ? sum : sum * shape[d]) + dims[d];
+  if (dims.empty()) return IndexExpr::constant(0);
+  IndexExpr sum = dims[0];
+  for (size_t d = 1; d < dims.size(); ++d) sum = IndexExpr::combine(sum, shape[d], dims[d]);
   return sum;
 }
 

@@ -43,6 +43,11 @@ class IndexExpr {
   IndexExpr operator%(const Extent& m) const;
   IndexExpr operator*(const Extent& c) const;
 
+  /// q * e + r, written `a` when q is a / e and r is a % e (a linearization of a
+  /// delinearization: a reshape), nested static divisions included ((x / 64) * 4 + (x / 16) % 4
+  /// is x / 16).
+  static IndexExpr combine(const IndexExpr& q, const Extent& e, const IndexExpr& r);
+
   bool isConstant(int64_t value) const;
   /// Exclusive upper bound of the value.
   int64_t bound() const;
