@@ -25,6 +25,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -190,25 +191,39 @@ std::string randomChain(std::mt19937& rng, Shape& in, Shape& out) {
          "    return %v" + std::to_string(last) + " : " + tensorType(out) + "\n}\n";
 }
 
+/// A random chain parsed, and the interpreter's output on an iota of its input: element i of
+/// `reference` is the index of the input element that output element i reads.
+struct InterpretedChain {
+  std::string text;
+  Shape out;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::func::FuncOp func;
+  std::vector<tg::ref::HostTensor> reference;
+};
+
+InterpretedChain interpretedChain(std::mt19937& rng) {
+  InterpretedChain c;
+  Shape in;
+  c.text = randomChain(rng, in, c.out);
+  c.module = mlir::parseSourceString<mlir::ModuleOp>(c.text, &tg::compiler::sharedContext());
+  if (!c.module) throw std::runtime_error("the chain does not parse:\n" + c.text);
+  c.func = c.module->lookupSymbol<mlir::func::FuncOp>("f");
+  tg::ref::HostTensor iota(tg::DType::F32, in);
+  for (int64_t i = 0; i < iota.numel(); ++i) reinterpret_cast<float*>(iota.mutableData())[i] = static_cast<float>(i);
+  const std::vector<tg::ref::HostTensor> args{iota};
+  c.reference = tg::ref::interpret(c.func, args);
+  return c;
+}
+
 TEST(IndexExpr, RandomLayoutChainsReadTheElementsTheInterpreterReads) {
   std::mt19937 rng(20261202);
-  mlir::MLIRContext& context = tg::compiler::sharedContext();
   int chains = 0, withSums = 0;
   for (int trial = 0; trial < 400; ++trial) {
-    Shape in, out;
-    const std::string text = randomChain(rng, in, out);
-    SCOPED_TRACE(text);
-    mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
-    ASSERT_TRUE(module) << "the chain does not parse";
-    auto func = module->lookupSymbol<mlir::func::FuncOp>("f");
-    ASSERT_TRUE(func);
-
-    tg::ref::HostTensor iota(tg::DType::F32, in);
-    for (int64_t i = 0; i < iota.numel(); ++i) reinterpret_cast<float*>(iota.mutableData())[i] = static_cast<float>(i);
-    const std::vector<tg::ref::HostTensor> args{iota};
-    const std::vector<tg::ref::HostTensor> reference = tg::ref::interpret(func, args);
-
-    mlir::Value result = func.getBody().front().getTerminator()->getOperand(0);
+    InterpretedChain c = interpretedChain(rng);
+    SCOPED_TRACE(c.text);
+    const Shape& out = c.out;
+    const std::vector<tg::ref::HostTensor>& reference = c.reference;
+    mlir::Value result = c.func.getBody().front().getTerminator()->getOperand(0);
     const int64_t numel = tg::shape_numel(out);
     mlir::Value root;
     DimIndices idx = tg::codegen::mapToRoot(
@@ -235,20 +250,12 @@ TEST(IndexExpr, RandomLayoutChainsReadTheElementsTheInterpreterReads) {
 // the size arguments bound.
 TEST(IndexExpr, RandomLayoutChainsWithRunTimeExtentsReadTheElementsTheInterpreterReads) {
   std::mt19937 rng(20261207);
-  mlir::MLIRContext& context = tg::compiler::sharedContext();
   int runtimeDivisions = 0;
   for (int trial = 0; trial < 400; ++trial) {
-    Shape in, out;
-    const std::string text = randomChain(rng, in, out);
-    SCOPED_TRACE(text);
-    mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
-    ASSERT_TRUE(module) << "the chain does not parse";
-    auto func = module->lookupSymbol<mlir::func::FuncOp>("f");
-    ASSERT_TRUE(func);
-    tg::ref::HostTensor iota(tg::DType::F32, in);
-    for (int64_t i = 0; i < iota.numel(); ++i) reinterpret_cast<float*>(iota.mutableData())[i] = static_cast<float>(i);
-    const std::vector<tg::ref::HostTensor> args{iota};
-    const std::vector<tg::ref::HostTensor> reference = tg::ref::interpret(func, args);
+    InterpretedChain c = interpretedChain(rng);
+    SCOPED_TRACE(c.text);
+    const Shape& out = c.out;
+    const std::vector<tg::ref::HostTensor>& reference = c.reference;
 
     std::map<std::string, uint64_t> vars;
     const bool allRunTime = trial % 2 == 0;
@@ -269,7 +276,7 @@ TEST(IndexExpr, RandomLayoutChainsWithRunTimeExtentsReadTheElementsTheInterprete
       }
       return e;
     };
-    mlir::Value result = func.getBody().front().getTerminator()->getOperand(0);
+    mlir::Value result = c.func.getBody().front().getTerminator()->getOperand(0);
     const int64_t numel = tg::shape_numel(out);
     mlir::Value root;
     const DimIndices at = tg::codegen::delinearizeExtents(IndexExpr::var("i", numel), *extentsOf(result));
