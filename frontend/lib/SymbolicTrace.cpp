@@ -244,12 +244,15 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
     fixed[s] = values[s] < 2 || hi[s] - lo[s] + 1 < 4;
     if (!fixed[s]) varied.push_back(static_cast<int>(s));
   }
+  // At most kMaxDims varied dims are probed, and kMaxSymbols once equal ones are one.
   constexpr size_t kMaxSymbols = 4, kMaxDims = 8;
-  if (varied.size() > kMaxDims) {
-    result.whyNot = "more than " + std::to_string(kMaxDims) + " dynamic dims vary in one call (" +
+  auto tooMany = [&](size_t most) {
+    if (varied.size() <= most) return false;
+    result.whyNot = "more than " + std::to_string(most) + " dynamic dims vary in one call (" +
                     sizesText(names, values, fixed) + ")";
-    return result;
-  }
+    return true;
+  };
+  if (tooMany(kMaxDims)) return result;
   // `v` with symbol `s` and every symbol that takes its size at `x`.
   auto setGroup = [&](std::vector<int64_t>& v, int s, int64_t x) {
     for (size_t k = 0; k < count; ++k)
@@ -336,11 +339,7 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
       return result;
     }
   }
-  if (varied.size() > kMaxSymbols) {
-    result.whyNot = "more than " + std::to_string(kMaxSymbols) + " dynamic dims vary in one call (" +
-                    sizesText(names, values, fixed) + ")";
-    return result;
-  }
+  if (tooMany(kMaxSymbols)) return result;
   // Candidate sizes of each varied symbol (and those of its size), in its range.
   std::vector<int64_t> top = values, middle = values;
   for (int s : varied) {
