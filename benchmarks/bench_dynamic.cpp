@@ -12,6 +12,11 @@
 // seq = 1), `recompiles` (the report's), `variants` (guarded launch variants in those graphs),
 // and `size_changes` (the time: the whole sweep, its inputs made on the device included). Cases: `mlp` (gelu(X @ W^T + b), W [1024, 256]: a wgmma kernel and its
 // small-tile variant), `layer_norm` (d = 1024), `chain8` (d = 64).
+// dynamic/block/bf16/<B>x<S>x1024/<static|dynamic>: a pre-norm transformer block
+// (examples/graphs.h: layer_norm, the q, k, v projection, causal flash attention over 16 heads
+// of 64 split by transposes, the output projection with the residual, a 4096-wide GELU MLP)
+// compiled for its shape or once for batch in [1, 64] x seq in [1, 4096]; `tflops` counts the
+// projections (24 d^2 per token) and the causal attention's products (2 S d per token).
 // dynamic/heads_split/bf16/<B>x<S>x1024/<static|dynamic>: x [B, S, 1024] as [B, 16, S, 64],
 // scaled (an elementwise copy through a reshape and a transpose; over dynamic B and S its index
 // arithmetic divides by run-time extents): GB/s and roofline_pct against the copy.
@@ -49,6 +54,21 @@ void BM_HeadsSplit(benchmark::State& state, int64_t b, int64_t s, bool dynamic) 
   tg::JitOptions options;
   if (dynamic) options.dynamic = {{0, 0, tg::Dim("batch", 1, 64)}, {0, 1, tg::Dim("seq", 1, 8192)}};
   tgbench::timeGraph(state, headsSplit, {{{b, s, 1024}, DType::BF16}}, options, 2.0 * 2.0 * double(b * s * 1024));
+}
+
+void BM_Block(benchmark::State& state, int64_t b, int64_t s, bool dynamic) {
+  if (!tgbench::haveGpu(state)) return;
+  const int64_t d = 1024;
+  const tg_graphs::BlockWeights w = tg_graphs::block_weights(d, 16, tg::Device::CUDA);
+  tg::JitOptions options;
+  if (dynamic) options.dynamic = {{0, 0, tg::Dim("batch", 1, 64)}, {0, 1, tg::Dim("seq", 1, 4096)}};
+  tgbench::timeGraph(
+      state, [&w](const tg::Tensor& x) { return tg_graphs::transformer_block(x, w); }, {{{b, s, d}, DType::BF16}},
+      options, 0.0);
+  if (state.counters.count("median_us")) {
+    const double tokens = double(b * s), flops = tokens * (24.0 * d * d + 2.0 * double(s) * d);
+    state.counters["tflops"] = flops / (state.counters["median_us"] * 1e-6) / 1e12;
+  }
 }
 
 enum class SweepCase { mlp, layer_norm, chain8 };
@@ -104,6 +124,15 @@ const bool registered = [] {
     const std::string full = std::string("dynamic/sweep/") + name + "/64x16";
     benchmark::RegisterBenchmark(full.c_str(), BM_Sweep, c)->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
   }
+  for (auto [b, sl] : {std::pair<int64_t, int64_t>{1, 512}, {8, 1024}, {16, 4096}, {7, 3001}})
+    for (bool dynamic : {false, true}) {
+      const std::string name = "dynamic/block/bf16/" + std::to_string(b) + "x" + std::to_string(sl) + "x1024/" +
+                               (dynamic ? "dynamic" : "static");
+      benchmark::RegisterBenchmark(name.c_str(), BM_Block, b, sl, dynamic)
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+    }
   for (auto [b, sl] : {std::pair<int64_t, int64_t>{1, 512}, {8, 2048}, {32, 4096}, {7, 3001}})
     for (bool dynamic : {false, true}) {
       const std::string name = "dynamic/heads_split/bf16/" + std::to_string(b) + "x" + std::to_string(sl) + "x1024/" +

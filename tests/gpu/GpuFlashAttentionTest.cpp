@@ -15,11 +15,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GpuCompare.h"
+#include "graphs.h"
 
 #include <tg/tg.h>
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -192,6 +194,84 @@ TEST(GpuFlashAttention, DecodeSizedAttentionIsSplitOverTheKeysAndMatchesAFloat64
       {"decode_ragged_keys_one_chunk", 3, 3, 37, 128, DType::BF16},
   };
   for (const Case& c : decode) check(c, 2);
+}
+
+/// q, k, v [B * H, S, hd] (float) from a projection's output qkv [B, S, 3 H hd], as
+/// tg_graphs::causal_self_attention splits it.
+void splitHeads(const std::vector<float>& qkv, int64_t B, int64_t S, int64_t H, int64_t hd, std::vector<float> (&out)[3]) {
+  for (int i = 0; i < 3; ++i) out[i].assign(static_cast<size_t>(B * H * S * hd), 0.0f);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t s = 0; s < S; ++s)
+      for (int i = 0; i < 3; ++i)
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t d = 0; d < hd; ++d)
+            out[i][static_cast<size_t>(((b * H + h) * S + s) * hd + d)] =
+                qkv[static_cast<size_t>(((b * S + s) * 3 + i) * H * hd + h * hd + d)];
+}
+
+/// Runs tg_graphs::causal_self_attention of a random qkv [B, S, 3 H hd] through `fn` and
+/// compares it with the float64 reference; returns the report.
+template <typename Fn>
+tg::JitReport checkSelfAttention(Fn& fn, int64_t B, int64_t S, int64_t H, int64_t hd, uint64_t seed) {
+  SCOPED_TRACE("B " + std::to_string(B) + ", S " + std::to_string(S) + ", heads " + std::to_string(H) + ", hd " +
+               std::to_string(hd));
+  Tensor qkv = tg::randn({B, S, 3 * H * hd}, DType::BF16, seed, Device::CUDA);
+  Tensor got = fn(qkv);
+  std::vector<float> parts[3];
+  splitHeads(tg::cast(qkv, DType::F32).to_vector<float>(), B, S, H, hd, parts);
+  const Case c{"self_attention", B * H, S, S, hd, DType::BF16, Mask::causal};
+  const std::vector<double> ref = reference(c, parts[0], parts[1], parts[2]);
+  std::vector<float> refF(static_cast<size_t>(B * S * H * hd));  // [B, H, S, hd] -> [B, S, H hd]
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t s = 0; s < S; ++s)
+        for (int64_t d = 0; d < hd; ++d)
+          refF[static_cast<size_t>((b * S + s) * H * hd + h * hd + d)] =
+              static_cast<float>(ref[static_cast<size_t>(((b * H + h) * S + s) * hd + d)]);
+  const double eps = std::ldexp(1.0, -tggpu::mantissaBits(DType::BF16) - 1);
+  tggpu::Tolerance tol;
+  tol.rel = 2 * eps;
+  tol.abs = 2 * eps * tggpu::maxAbs(qkv) + 1e-5;
+  tol.rule = "result rounding + p rounding, against float64";
+  EXPECT_TRUE(tggpu::compare(tg::cast(got, DType::F32), tg::from_vector(refF, {B, S, H * hd}), tol));
+  return fn.report();
+}
+
+// Attention as a transformer block writes it: q, k and v split into heads from one
+// projection's output (a reshape, slices, transposes). The keys and values are copied into
+// rows (two copy kernels), q is read through its layout in the flash kernel, and the heads
+// are merged back by a copy of the result: 4 kernels, no scores in memory.
+TEST(GpuFlashAttention, HeadsSplitFromAProjectionAreCopiedIntoRowsAndMatchAFloat64Reference) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  for (auto [B, S, H, hd] : {std::array<int64_t, 4>{2, 333, 4, 64}, {1, 1000, 2, 128}, {3, 129, 2, 64}}) {
+    auto fn = tg::jit([H](const Tensor& qkv) { return tg_graphs::causal_self_attention(qkv, H); });
+    const tg::JitReport r = checkSelfAttention(fn, B, S, H, hd, static_cast<uint64_t>(B * S + hd));
+    ASSERT_EQ(r.graphs.size(), 1u);
+    EXPECT_EQ(r.graphs[0].kernels, 4u) << r;
+  }
+}
+
+// The same compiled once for batch in [1, 8] x seq in [1, 2048] (issue 18): one flash kernel
+// whose batch, rows and keys are size arguments, its keys' and values' maps encoded at each
+// size, q read through the heads split with run-time extents. Right at every size against
+// float64 (primes, 1, sizes below and above a tile of rows and a block of keys), with one
+// compiled graph for the sizes above 1 (a size of 1 has its own).
+TEST(GpuFlashAttention, HeadsSplitOverDynamicBatchAndSeqCompileOnceAndMatchAFloat64Reference) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  const int64_t H = 4, hd = 64;
+  tg::JitOptions options;
+  options.dynamic = {{0, 0, tg::Dim("batch", 1, 8)}, {0, 1, tg::Dim("seq", 1, 2048)}};
+  auto fn = tg::jit([](const Tensor& qkv) { return tg_graphs::causal_self_attention(qkv, H); }, options);
+  uint64_t seed = 500;
+  for (auto [B, S] : {std::array<int64_t, 2>{2, 333}, {3, 17}, {1, 1000}, {8, 2048}, {5, 191}, {2, 193}, {7, 2},
+                      {2, 129}, {4, 1}, {3, 1531}})
+    checkSelfAttention(fn, B, S, H, hd, seed++);
+  const tg::JitReport r = fn.report();
+  size_t ranged = 0;
+  for (const tg::JitReport::Graph& g : r.graphs)  // both dims over their range ("batch in [2, 8], ...")
+    ranged += !g.symbols.empty() && g.symbols.find(" = ") == std::string::npos ? 1 : 0;
+  EXPECT_EQ(ranged, 1u) << r;
+  EXPECT_LE(r.graphs.size(), 3u) << r;  // the range, and batch = 1 / seq = 1 held fixed
 }
 
 }  // namespace

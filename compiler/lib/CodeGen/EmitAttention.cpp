@@ -134,14 +134,14 @@ FailureOr<FewRowAttentionBody> fewRowAttentionBody(ir::FusionOp fusion, ir::Matm
     os << "  __device__ __forceinline__ void blockMask(long long b, long long mLo, long long mHi, long long sLo, "
           "long long sHi, bool& mayVisible, bool& mayMasked) const {\n"
        << "    (void)b, (void)mLo, (void)mHi, (void)sLo, (void)sHi;\n"
-       << blockMaskBody(findScoreMasks(softmax.getInput()), scoreShape) << "  }\n";
+       << blockMaskBody(findScoreMasks(softmax.getInput()), scores.getResult(), staticDimTexts()) << "  }\n";
   os << "};\n";
   r.text = os.str();
   return r;
 }
 
 FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& name,
-                                        const CodeGenOptions& options) {
+                                        const CodeGenOptions& options, const SymbolicSizes* symbolic) {
   Block& body = fusion.getBody().front();
   SmallVector<ir::MatmulOp, 2> matmuls;
   ir::SoftmaxOp softmax;
@@ -157,7 +157,7 @@ FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& 
   if (std::string why = whyNotAttentionKernel(shape, sm, maxCluster); !why.empty())
     return fusion.emitOpError("attention kernel: ") << why;
   switch (attentionKernel(shape)) {
-    case AttentionKernel::flash: return emitFlashAttention(fusion, scores, values, softmax, shape, name, options);
+    case AttentionKernel::flash: return emitFlashAttention(fusion, scores, values, softmax, shape, name, options, symbolic);
     case AttentionKernel::split: return emitSplitAttention(fusion, scores, values, softmax, shape, name, options);
     case AttentionKernel::decode: break;
   }

@@ -8,6 +8,7 @@
 #include "IndexExpr.h"
 #include "IndexedRead.h"
 #include "KernelEmission.h"
+#include "SizeArguments.h"
 #include "ScalarMath.h"
 
 #include "tg/Dialect/OpDescription.h"
@@ -121,72 +122,6 @@ std::optional<std::string> symbolicMappedOffset(Value v, const SymbolicSizes& sy
   const std::string offset = linearize(at).str(sfx);
   if (offset.find(kUnknownIndex) != std::string::npos) return std::nullopt;
   return offset;
-}
-
-/// Over dynamic dims, the run-time extents a kernel's index arithmetic divides and multiplies
-/// by: each distinct size a size argument after the element count (members z0_, z1_, ... of
-/// TgBody), bounded by its largest value over the ranges.
-class SizeArguments {
- public:
-  explicit SizeArguments(const SymbolicSizes& symbolic) : symbolic_(symbolic) {}
-  /// The dims of `v` as extents; nothing when a size overflows.
-  std::optional<std::vector<Extent>> extentsOf(Value v) {
-    std::vector<Extent> out;
-    for (const SizeExpr& e : symbolic_.dims(v)) {
-      if (std::optional<int64_t> c = e.constant()) {
-        out.push_back({*c, {}});
-        continue;
-      }
-      std::optional<int64_t> largest = symbolic_.largest(e);
-      if (!largest) return std::nullopt;
-      auto at = std::find(exprs_.begin(), exprs_.end(), e);
-      if (at == exprs_.end()) at = exprs_.insert(exprs_.end(), e);
-      out.push_back({std::max<int64_t>(*largest, 1), numbered("z", at - exprs_.begin()) + "_"});
-    }
-    return out;
-  }
-  const std::vector<SizeExpr>& exprs() const { return exprs_; }
-  /// The most elements `v` has over the ranges (nothing when that overflows).
-  std::optional<int64_t> largestCount(Value v) const { return symbolic_.largest(symbolic_.numel(v)); }
-  /// `  long long z0_, z1_;` (empty when none).
-  std::string members() const {
-    std::string s;
-    for (size_t k = 0; k < exprs_.size(); ++k) s += (k ? ", " : "  long long ") + numbered("z", static_cast<long long>(k)) + "_";
-    return s.empty() ? s : s + ";  // run-time extents (size arguments after numel_)\n";
-  }
-
- private:
-  const SymbolicSizes& symbolic_;
-  std::vector<SizeExpr> exprs_;
-};
-
-/// Over dynamic dims: the offset into its root at which element `i` of the kernel reads `v`
-/// through any chain of broadcasts, transposes, reshapes and slices with static starts, its
-/// index arithmetic dividing by run-time extents where the sizes are symbolic (`args`). Nothing
-/// when the chain cannot be followed or the offset may not fit the index type.
-std::optional<std::string> runtimeMappedOffset(Value v, SizeArguments& args, int64_t numelBound, const std::string& sfx,
-                                               Value& root) {
-  std::optional<std::vector<Extent>> shape = args.extentsOf(v);
-  if (!shape) return std::nullopt;
-  const DimIndices at = delinearizeExtents(IndexExpr::var("i", numelBound), *shape);
-  std::optional<std::vector<IndexExpr>> dims =
-      mapToRootExtents(v, at.dims, [&](Value x) { return args.extentsOf(x); }, root);
-  if (!dims) return std::nullopt;
-  std::optional<std::vector<Extent>> rootShape = args.extentsOf(root);
-  if (!rootShape) return std::nullopt;
-  // Every partial sum, quotient and product on the way to the root's offset is at most an
-  // element index of a value of the chain or the kernel's (IndexExpr::bound() multiplies the
-  // run-time extents' largest values as if all could be largest at once): the index type must
-  // hold the counts of the chain's values.
-  int64_t most = numelBound;
-  for (Operation* op : traceLayout(v).ops)
-    for (Value x : std::initializer_list<Value>{op->getOperand(0), op->getResult(0)}) {
-      const std::optional<int64_t> count = args.largestCount(x);
-      if (!count) return std::nullopt;
-      most = std::max(most, *count);
-    }
-  if (sfx == "u" && most + 64 > (int64_t(1) << 32)) return std::nullopt;
-  return linearizeExtents(*dims, *rootShape).str(sfx);
 }
 
 /// Both kinds of elementwise kernel: with `symbolic`, over dynamic dims (the element count a

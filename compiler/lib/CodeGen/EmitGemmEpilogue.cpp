@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GemmEmission.h"
+#include "SizeArguments.h"
 #include "IndexExpr.h"
 #include "ScalarMath.h"
 
@@ -72,7 +73,8 @@ bool sameSizes(RankedTensorType a, RankedTensorType b) {
 }  // namespace
 
 FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
-                                        const CodeGenOptions& options, const SymbolicSizes* symbolic) {
+                                        const CodeGenOptions& options, const SymbolicSizes* symbolic,
+                                        SizeArguments* sizeArgs) {
   Block& body = fusion.getBody().front();
   auto yield = cast<ir::YieldOp>(body.getTerminator());
   auto type = cast<RankedTensorType>(mm.getType());
@@ -132,10 +134,19 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
     Value root;
     auto vt = cast<RankedTensorType>(v.getType());
     const Shape vShape(vt.getShape().begin(), vt.getShape().end());
-    if (symbolic && (!sameSizes(vt, type) || !staticIndexable(v))) return failure();
-    DimIndices idx = mapToRoot(
-        v, vShape == shape ? element : delinearize(IndexExpr::var("i", numel), vShape), root);
-    const std::string offset = linearize(idx).str(sfx);
+    std::string offset;
+    if (symbolic && (!sameSizes(vt, type) || !staticIndexable(v))) {
+      // Element i of a value of the matmul's count (a residual [B, S, d] over the matmul's
+      // [B * S, d]), read through its layout chain with run-time extents.
+      if (!sizeArgs || !sameCount(v)) return failure();
+      std::optional<std::string> at = runtimeMappedOffset(v, *sizeArgs, numel, sfx, root);
+      if (!at || root != chain.root) return failure();
+      offset = *at;
+    } else {
+      DimIndices idx = mapToRoot(
+          v, vShape == shape ? element : delinearize(IndexExpr::var("i", numel), vShape), root);
+      offset = linearize(idx).str(sfx);
+    }
     if (offset.find(kUnknownIndex) != std::string::npos) return failure();
     const DType dt = dtypeOfValue(v);
     std::string n = "e";  // (not "e" + ...: GCC 12 warns wrongly of overlapping copies there)
@@ -160,7 +171,7 @@ FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
       FailureOr<std::string> n = nameOf(v);
       if (failed(n))
         return op.emitOpError("has an operand the matmul epilogue cannot read")
-               << (symbolic ? " over dynamic dims (only values of the matmul's shape through broadcasts)" : "");
+               << (symbolic ? " over dynamic dims (values of the matmul's element count through layouts)" : "");
       operands.push_back(*n);
     }
     if (isa<ir::IotaOp>(op)) {  // at this element: (b, m, n) over the matmul's shape, else i

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GemmEmission.h"
+#include "SizeArguments.h"
 #include "ScalarMath.h"
 
 #include "tg/Dialect/LayoutChain.h"
@@ -166,9 +167,15 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
        << "  __device__ __forceinline__ long long batches() const { return batch_; }\n";
   else
     os << "  __device__ __forceinline__ long long batches() const { return kBatch; }\n";
-  FailureOr<std::string> epilogue = emitGemmEpilogue(fusion, mm, options, symbolic);
+  // Over dynamic dims the epilogue's reads through layouts take run-time extents: size
+  // arguments after M and the batch.
+  std::optional<SizeArguments> sizeArgs;
+  if (symbolic) sizeArgs.emplace(*symbolic);
+  FailureOr<std::string> epilogue = emitGemmEpilogue(fusion, mm, options, symbolic, sizeArgs ? &*sizeArgs : nullptr);
   if (failed(epilogue)) return failure();
-  os << *epilogue << "};\n";
+  os << *epilogue;
+  if (sizeArgs) os << sizeArgs->members();
+  os << "};\n";
 
   KernelEmission e;
   addOperandViews(*problem, fusion, e);
@@ -232,6 +239,7 @@ FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
     const bool tuned = options.tuning.gemmCtas > 0;
     e.symbolicGrid.push_back({sizeM, bm, tuned ? int64_t(options.tuning.gemmCtas) : sms, sizeBatch * SizeExpr(tilesN), !tuned});
     e.sizes = {sizeM, sizeBatch};
+    e.sizes.insert(e.sizes.end(), sizeArgs->exprs().begin(), sizeArgs->exprs().end());
   }
   e.dims.block[0] = 384;
   // The stages, the epilogue's buffers, 1 KiB to align them, two mbarriers per stage and, for

@@ -259,10 +259,12 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     const bool overSymbols =
         llvm::any_of(fusion->getOperandTypes(), ir::isSymbolic) || llvm::any_of(fusion->getResultTypes(), ir::isSymbolic);
     if (overSymbols) {
-      // Over dynamic dims: elementwise (transposes as elementwise copies), row and (wgmma)
-      // matmul kernels so far; everything else says what it is.
+      // Over dynamic dims: elementwise (transposes as elementwise copies), row, (wgmma)
+      // matmul and flash-attention kernels so far; everything else says what it is.
       if (fusion.getKind() == ir::FusionKind::row)
         emission = emitRow(fusion, name.str(), options, &symbolic);
+      else if (fusion.getKind() == ir::FusionKind::attention)
+        emission = emitAttention(fusion, name.str(), options, &symbolic);
       else if (fusion.getKind() == ir::FusionKind::gemm)
         emission = emitMatmul(fusion, name.str(), options, &symbolic);
       else if (fusion.getKind() != ir::FusionKind::elementwise || fusion->hasAttr(kInPlaceAttr))

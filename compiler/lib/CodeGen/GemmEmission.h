@@ -7,6 +7,8 @@
 
 namespace tg::codegen {
 
+class SizeArguments;
+
 /// The problem a gemm fusion's matmul solves: C[batch] (M x N) = op(A) @ op(B).
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0, batch = 1;
@@ -46,10 +48,12 @@ int gemmEpilogueOps(ir::FusionOp fusion);
 /// for one 2-byte result): the fused elementwise consumers of `mm` inside `fusion`, applied to
 /// accumulators and written to every result. The body must declare kN, in<i> and out<j>, and
 /// kM (the epilogue defines `rowsM()` from it) or, with `symbolic` (over dynamic dims),
-/// `rowsM()` itself.
+/// `rowsM()` itself. With `sizeArgs` too, values of the matmul's element count are read
+/// through layouts with run-time extents (the body then declares sizeArgs->members()).
 mlir::FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp mm,
                                               const CodeGenOptions& options,
-                                              const SymbolicSizes* symbolic = nullptr);
+                                              const SymbolicSizes* symbolic = nullptr,
+                                              SizeArguments* sizeArgs = nullptr);
 
 /// A `__device__` function `name(d, a, db, accumulate)` wrapping one
 /// wgmma.mma_async.m64n<bn>k16 (k8 for TF32) into `bn / 2` f32 accumulators `d`: A from a

@@ -91,14 +91,18 @@ mlir::FailureOr<KernelEmission> emitReduction(ir::FusionOp fusion, const std::st
 /// A row kernel (reductions over the trailing dims with their producers and consumers).
 mlir::FailureOr<KernelEmission> emitRow(ir::FusionOp fusion, const std::string& name,
                                         const CodeGenOptions& options, const SymbolicSizes* symbolic = nullptr);
-/// An attention kernel (softmax(modify(q @ k^T)) @ v, tg-fuse-attention; EmitAttention.cpp).
+/// An attention kernel (softmax(modify(q @ k^T)) @ v, tg-fuse-attention; EmitAttention.cpp);
+/// with `symbolic` (over dynamic dims) the flash kernel only.
 mlir::FailureOr<KernelEmission> emitAttention(ir::FusionOp fusion, const std::string& name,
-                                              const CodeGenOptions& options);
+                                              const CodeGenOptions& options, const SymbolicSizes* symbolic = nullptr);
 /// The flash-attention kernel of an attention fusion with many query rows (sm_90a;
 /// EmitAttentionFlash.cpp): `scores` = q @ k^T, `values` = p @ v, `softmax` between them.
+/// Over dynamic dims (shape.dynamic, `symbolic` their sizes) the batch, rows and keys are
+/// size arguments, the grid and the keys' and values' tensor maps sized at each run.
 mlir::FailureOr<KernelEmission> emitFlashAttention(ir::FusionOp fusion, ir::MatmulOp scores, ir::MatmulOp values,
                                                    ir::SoftmaxOp softmax, const AttentionShape& shape,
-                                                   const std::string& name, const CodeGenOptions& options);
+                                                   const std::string& name, const CodeGenOptions& options,
+                                                   const SymbolicSizes* symbolic = nullptr);
 /// `struct TgBody` of the few-row attention kernels (templates/attention.cuh; with `split`,
 /// templates/attention_split.cuh: plus its scratch pointer and blockMask()), and where its keys
 /// and values are (EmitAttention.cpp).

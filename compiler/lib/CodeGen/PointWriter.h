@@ -24,8 +24,11 @@ namespace tg::codegen {
 /// name (the dot product, the softmax) are read as they are.
 class PointWriter {
  public:
-  PointWriter(std::ostringstream& os, std::string sfx, Precision precision)
-      : os_(os), sfx_(std::move(sfx)), precision_(precision) {}
+  /// With `extents` (over dynamic dims), index arithmetic follows each value's dims as
+  /// extents that may be run-time sizes (IndexExpr.h's *Extents functions); the indices given
+  /// to at() then come from elementOfExtents.
+  PointWriter(std::ostringstream& os, std::string sfx, Precision precision, ExtentsOf extents = {})
+      : os_(os), sfx_(std::move(sfx)), precision_(precision), extents_(std::move(extents)) {}
 
   void bind(mlir::Value v, std::string name) { bound_[v] = std::move(name); }
   /// Reads `with` wherever `v` is read (a mask's kept branch for the mask).
@@ -38,6 +41,7 @@ class PointWriter {
   std::ostringstream& os_;
   std::string sfx_;
   Precision precision_;
+  ExtentsOf extents_;
   llvm::DenseMap<mlir::Value, std::string> bound_;
   llvm::DenseMap<mlir::Value, mlir::Value> substituted_;
   std::map<std::string, std::string> memo_;
@@ -47,6 +51,9 @@ class PointWriter {
 /// (b, m, s) over `shape` [batch..., M, S]: the batch dims from the flat b; `row` and `col`
 /// name the last two indices.
 DimIndices elementOf(const Shape& shape, const char* row, const char* col);
+
+/// The same over `shape` given as extents (over dynamic dims).
+DimIndices elementOfExtents(const std::vector<Extent>& shape, const char* row, const char* col);
 
 /// The static shape of `v`.
 Shape shapeOf(mlir::Value v);

@@ -19,8 +19,10 @@ namespace tg::codegen {
 
 namespace {
 
+/// Whether `v` is -inf everywhere: a splat, or a layout of one (a broadcast scalar: how a splat
+/// over dynamic dims is written).
 bool isNegativeInfinity(Value v) {
-  DenseElementsAttr splat = splatValue(v);
+  DenseElementsAttr splat = splatValue(traceLayout(v).root);
   if (!splat || !isa<FloatType>(splat.getElementType())) return false;
   APFloat f = splat.getSplatValue<APFloat>();
   return f.isInfinity() && f.isNegative();
@@ -41,7 +43,7 @@ struct Truth {
 
 class RangeWriter {
  public:
-  explicit RangeWriter(std::ostringstream& os) : os_(os) {}
+  RangeWriter(std::ostringstream& os, const DimTexts& dims) : os_(os), dims_(dims) {}
 
   std::optional<Range> number(Value v, const std::vector<DimRange>& idx) {
     if (DenseElementsAttr splat = splatValue(v)) {
@@ -199,14 +201,14 @@ class RangeWriter {
   std::optional<std::string> load(Value v, const std::vector<DimRange>& idx) {
     auto arg = dyn_cast<BlockArgument>(v);
     if (!arg) return std::nullopt;
-    auto type = cast<RankedTensorType>(v.getType());
-    std::string linear = "0ll";
-    int64_t stride = 1;
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    std::optional<std::vector<std::string>> extents = dims_(v);
+    if (!extents) return std::nullopt;
+    std::string linear = "0ll", stride = "1ll";
+    for (int64_t d = static_cast<int64_t>(extents->size()) - 1; d >= 0; --d) {
       const DimRange& r = idx.at(static_cast<size_t>(d));
       if (!r.exact) return std::nullopt;
-      linear += " + (" + r.lo + ") * " + std::to_string(stride) + "ll";
-      stride *= type.getShape()[static_cast<size_t>(d)];
+      linear += " + (" + r.lo + ") * " + stride;
+      stride += " * " + (*extents)[static_cast<size_t>(d)];
     }
     return loadConvert(dtypeOfValue(v), numbered("in", arg.getArgNumber()) + "[" + linear + "]");
   }
@@ -238,27 +240,26 @@ class RangeWriter {
     // Reshape: the same linear index. With at most one index a range, the linear index is
     // one range; each operand index is (linear / stride) % extent, whose range is exact
     // between the ends when they fall in one period of the extent, else the whole extent.
-    auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-    const auto out = outType.getShape();
+    std::optional<std::vector<std::string>> out = dims_(op->getResult(0)), inText = dims_(op->getOperand(0));
+    if (!out || !inText) return std::nullopt;
     int ranges = 0;
-    std::string lo = "0ll", hi = "0ll";
-    int64_t stride = 1;
-    for (int64_t d = static_cast<int64_t>(out.size()) - 1; d >= 0; --d) {
+    std::string lo = "0ll", hi = "0ll", stride = "1ll";
+    for (int64_t d = static_cast<int64_t>(out->size()) - 1; d >= 0; --d) {
       const DimRange& r = idx.at(static_cast<size_t>(d));
       ranges += !r.exact;
-      lo += " + (" + r.lo + ") * " + std::to_string(stride) + "ll";
-      hi += " + (" + r.hi + ") * " + std::to_string(stride) + "ll";
-      stride *= out[static_cast<size_t>(d)];
+      lo += " + (" + r.lo + ") * " + stride;
+      hi += " + (" + r.hi + ") * " + stride;
+      stride += " * " + (*out)[static_cast<size_t>(d)];
     }
     if (ranges > 1) return std::nullopt;
     const std::string l = fresh("rl");
     os_ << "    const long long " << l << "lo = " << lo << ", " << l << "hi = " << hi << ";\n";
     next.assign(in.size(), zero);
-    stride = 1;
+    stride = "1ll";
     for (int64_t d = static_cast<int64_t>(in.size()) - 1; d >= 0; --d) {
-      const int64_t n = in[static_cast<size_t>(d)];
-      const std::string st = std::to_string(stride) + "ll", ext = std::to_string(n) + "ll";
-      stride *= n;
+      const int64_t n = in[static_cast<size_t>(d)];  // (dynamic: not 1)
+      const std::string st = "(" + stride + ")", ext = "(" + (*inText)[static_cast<size_t>(d)] + ")";
+      stride += " * " + (*inText)[static_cast<size_t>(d)];
       if (n == 1) continue;
       if (ranges == 0) {
         const std::string e = "(" + l + "lo / " + st + ") % " + ext;
@@ -269,12 +270,13 @@ class RangeWriter {
       os_ << "    const long long " << q << "a = " << l << "lo / " << st << ", " << q << "b = " << l << "hi / " << st
           << ";\n    const bool " << q << "s = " << q << "a / " << ext << " == " << q << "b / " << ext << ";\n";
       next[static_cast<size_t>(d)] = {q + "s ? " + q + "a % " + ext + " : 0ll",
-                                      q + "s ? " + q + "b % " + ext + " : " + std::to_string(n - 1) + "ll", false};
+                                      q + "s ? " + q + "b % " + ext + " : " + ext + " - 1ll", false};
     }
     return next;
   }
 
   std::ostringstream& os_;
+  const DimTexts& dims_;
   int counter_ = 0;
 };
 
@@ -303,17 +305,19 @@ ScoreMasks findScoreMasks(Value scores) {
   return m;
 }
 
-std::string blockMaskBody(const ScoreMasks& masks, const Shape& scoreShape) {
+std::string blockMaskBody(const ScoreMasks& masks, mlir::Value scores, const DimTexts& dims) {
   std::ostringstream os;
-  RangeWriter w(os);
+  RangeWriter w(os, dims);
   // (b, m, s): the batch dims exact (from the flat b), the row and the key ranges.
   std::vector<DimRange> idx;
-  int64_t stride = 1;
+  std::string stride = "1ll";
   std::vector<std::string> batch;
-  for (int64_t d = static_cast<int64_t>(scoreShape.size()) - 3; d >= 0; --d) {
-    const std::string e = "(b / " + std::to_string(stride) + "ll) % " + std::to_string(scoreShape[static_cast<size_t>(d)]) + "ll";
+  const std::optional<std::vector<std::string>> scoreDims = dims(scores);
+  if (!scoreDims) return "    mayVisible = true;\n    mayMasked = true;\n";  // nothing known
+  for (int64_t d = static_cast<int64_t>(scoreDims->size()) - 3; d >= 0; --d) {
+    const std::string e = "(b / (" + stride + ")) % (" + (*scoreDims)[static_cast<size_t>(d)] + ")";
     batch.insert(batch.begin(), e);
-    stride *= scoreShape[static_cast<size_t>(d)];
+    stride += " * " + (*scoreDims)[static_cast<size_t>(d)];
   }
   for (const std::string& e : batch) idx.push_back({e, e, true});
   idx.push_back({"mLo", "mHi", false});
@@ -326,6 +330,17 @@ std::string blockMaskBody(const ScoreMasks& masks, const Shape& scoreShape) {
     os << "    mayVisible = mayVisible && (" << keeps << ");\n    mayMasked = mayMasked || (" << removes << ");\n";
   }
   return os.str();
+}
+
+DimTexts staticDimTexts() {
+  return [](mlir::Value v) -> std::optional<std::vector<std::string>> {
+    std::vector<std::string> out;
+    for (int64_t n : cast<RankedTensorType>(v.getType()).getShape()) {
+      if (ShapedType::isDynamic(n)) return std::nullopt;
+      out.push_back(std::to_string(n) + "ll");
+    }
+    return out;
+  };
 }
 
 }  // namespace tg::codegen

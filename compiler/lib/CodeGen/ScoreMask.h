@@ -21,6 +21,8 @@
 
 #include "mlir/IR/Value.h"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,9 +40,16 @@ struct ScoreMasks {
 };
 ScoreMasks findScoreMasks(mlir::Value scores);
 
+/// The dims of a value as C expressions of type long long: numbers ("64ll"), or over dynamic
+/// dims the size arguments that hold them; nothing when they are not known.
+using DimTexts = std::function<std::optional<std::vector<std::string>>(mlir::Value)>;
+/// Each dim its static extent (nothing for a dynamic one).
+DimTexts staticDimTexts();
+
 /// The body of `void blockMask(long long b, long long mLo, long long mHi, long long sLo, long
-/// long sHi, bool& mayVisible, bool& mayMasked) const` for scores of `scoreShape` [batch..., M,
-/// S] (b: the flat batch): C statements setting both flags. `suffix` is indexType's.
-std::string blockMaskBody(const ScoreMasks& masks, const Shape& scoreShape);
+/// long sHi, bool& mayVisible, bool& mayMasked) const` for `scores` [batch..., M, S] (b: the
+/// flat batch), the extents of values from `dims`: C statements setting both flags. Values
+/// whose extents `dims` does not know may be anything (the answer stays sound).
+std::string blockMaskBody(const ScoreMasks& masks, mlir::Value scores, const DimTexts& dims);
 
 }  // namespace tg::codegen

@@ -1,25 +1,71 @@
 //===- Attention.cpp - The problem an attention kernel solves -------------===//
 #include "tg/Dialect/Attention.h"
 
+#include "tg/Dialect/SymbolicTypes.h"
+
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 
 using namespace mlir;
 
 namespace tg {
 
+namespace {
+
+/// The product of the dims of `v` before its last two (its batch).
+SizeExpr batchOf(Value v, std::vector<std::string>& names) {
+  const std::vector<SizeExpr> dims = ir::sizesOf(v.getType(), names);
+  SizeExpr b(1);
+  for (size_t d = 0; d + 2 < dims.size(); ++d) b = b * dims[d];
+  return b;
+}
+
+/// Over dynamic dims: the shape's sizes at their largest over the symbols' ranges, the key
+/// and value batches the scores' batch only where they are the same size (else 1 where they
+/// are 1, and -1: not one the kernels take). `dynamic` set.
+void largestShape(ir::MatmulOp scores, ir::MatmulOp values, AttentionShape& a) {
+  a.dynamic = true;
+  std::string error;
+  const std::optional<ir::Symbols> symbols = ir::symbolsOf(scores, error);
+  std::vector<std::string> names = symbols ? symbols->names : std::vector<std::string>{};
+  auto largest = [&](const SizeExpr& e) -> int64_t {
+    if (std::optional<int64_t> c = e.constant()) return *c;
+    std::optional<int64_t> v = symbols ? ir::largestValue(e, *symbols) : std::nullopt;
+    return v ? *v : 0;  // an overflow: an empty problem, which the kernels refuse
+  };
+  const std::vector<SizeExpr> s = ir::sizesOf(scores.getType(), names);
+  a.rows = largest(s.end()[-2]);
+  a.keys = largest(s.back());
+  const SizeExpr batch = batchOf(scores.getResult(), names);
+  a.batch = largest(batch);
+  auto batchOfOperand = [&](Value v) -> int64_t {
+    const SizeExpr b = batchOf(v, names);
+    return b == batch ? a.batch : b == SizeExpr(1) ? 1 : -1;
+  };
+  a.keyBatch = batchOfOperand(scores.getB());
+  a.valueBatch = batchOfOperand(values.getB());
+}
+
+}  // namespace
+
 AttentionShape attentionShape(ir::MatmulOp scores, ir::MatmulOp values) {
   auto s = cast<RankedTensorType>(scores.getType());
   auto o = cast<RankedTensorType>(values.getType());
   auto q = cast<RankedTensorType>(scores.getA().getType());
   AttentionShape a;
-  a.rows = s.getShape().end()[-2];
-  a.keys = s.getShape().back();
+  auto k = cast<RankedTensorType>(scores.getB().getType()), v = cast<RankedTensorType>(values.getB().getType());
   a.dim = q.getShape().back();
   a.valueDim = o.getShape().back();
-  a.batch = s.getNumElements() / std::max<int64_t>(1, a.rows * a.keys);
-  auto k = cast<RankedTensorType>(scores.getB().getType()), v = cast<RankedTensorType>(values.getB().getType());
-  a.keyBatch = k.getNumElements() / std::max<int64_t>(1, a.keys * a.dim);
-  a.valueBatch = v.getNumElements() / std::max<int64_t>(1, a.keys * a.valueDim);
+  if (llvm::any_of(std::initializer_list<Type>{s, o, q, k, v}, ir::isSymbolic)) {
+    largestShape(scores, values, a);
+  } else {
+    a.rows = s.getShape().end()[-2];
+    a.keys = s.getShape().back();
+    a.batch = s.getNumElements() / std::max<int64_t>(1, a.rows * a.keys);
+    a.keyBatch = k.getNumElements() / std::max<int64_t>(1, a.keys * a.dim);
+    a.valueBatch = v.getNumElements() / std::max<int64_t>(1, a.keys * a.valueDim);
+  }
   Type e = q.getElementType();
   a.sameTwoByteOperands = (e.isBF16() || e.isF16()) && k.getElementType() == e && v.getElementType() == e &&
                           cast<RankedTensorType>(values.getA().getType()).getElementType() == e;
@@ -119,6 +165,12 @@ std::string whyNotClusterAttention(const AttentionShape& shape, int smVersion, i
 }  // namespace
 
 std::string whyNotAttentionKernel(const AttentionShape& shape, int smVersion, int64_t maxCluster) {
+  if (shape.dynamic && attentionKernel(shape) != AttentionKernel::flash)
+    return std::to_string(shape.rows) + " query rows per head at most over the symbols' ranges: over dynamic dims "
+           "only the flash-attention kernel (more than " + std::to_string(kAttentionMaxRows) +
+           " rows) is generated; decode-sized attention stays separate kernels";
+  if (shape.dynamic && shape.dim <= 0)
+    return "a head dim that depends on the symbols: the attention kernels take it static";
   switch (attentionKernel(shape)) {
     case AttentionKernel::flash: return whyNotFlash(shape, smVersion);
     case AttentionKernel::split: return {};

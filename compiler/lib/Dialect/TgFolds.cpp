@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "tg/Dialect/HostElements.h"
 #include "tg/Dialect/OpDescription.h"
+#include "tg/Dialect/SymbolicTypes.h"
 #include "tg/Dialect/TgOps.h"
 #include "tg/Reference/RefKernels.h"
 
@@ -212,7 +213,8 @@ struct ComposeBroadcasts : OpRewritePattern<BroadcastOp> {
   }
 };
 
-/// matmul(transpose(a) over its last two dims, b) -> matmul(a, b) {transpose_a}; same for b.
+/// matmul(transpose(a) over its last two dims, b) -> matmul(a, b) {transpose_a}; same for b,
+/// and a transpose of b that ends in its input's last dim then another (below).
 struct AbsorbTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -229,13 +231,41 @@ struct AbsorbTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
     return t;
   }
 
+  /// A transpose of b that moves its input's last dim to the second last (and more: the
+  /// composed transposes of a heads split, k [B, S, H, D] -> [B, H, D, S]): b is that with the
+  /// last two dims swapped back, read transposed, [B, H, S, D] {transpose_b}. Its rows then
+  /// keep the input's last dim (attention's keys stored [keys, dim]); the rewritten transpose
+  /// does not match again (its last dim is the input's).
+  static TransposeOp movesLastToSecondLast(Value v) {
+    auto t = v.getDefiningOp<TransposeOp>();
+    if (!t) return {};
+    ArrayRef<int64_t> perm = t.getPerm();
+    const size_t r = perm.size();
+    if (r < 3 || perm[r - 2] != static_cast<int64_t>(r - 1)) return {};
+    return t;
+  }
+
   LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter& rewriter) const override {
     TransposeOp ta = swapsLastTwo(op.getA()), tb = swapsLastTwo(op.getB());
-    if (!ta && !tb) return failure();
+    TransposeOp tbPart = tb ? TransposeOp() : movesLastToSecondLast(op.getB());
+    if (!ta && !tb && !tbPart) return failure();
     Value a = ta ? ta.getInput() : op.getA();
     Value b = tb ? tb.getInput() : op.getB();
+    if (tbPart) {
+      SmallVector<int64_t> perm(tbPart.getPerm());
+      std::swap(perm[perm.size() - 2], perm[perm.size() - 1]);
+      // The input's sizes permuted (with dynamic dims, their #tg.sizes too).
+      std::vector<std::string> names;
+      const std::vector<SizeExpr> in = sizesOf(tbPart.getInput().getType(), names);
+      std::vector<SizeExpr> sizes;
+      for (int64_t p : perm) sizes.push_back(in[static_cast<size_t>(p)]);
+      std::optional<DType> dtype = dtypeOf(getElementTypeOrSelf(tbPart.getInput().getType()));
+      if (!dtype) return failure();
+      auto type = symbolicTensorType(rewriter.getContext(), *dtype, sizes, names);
+      b = TransposeOp::create(rewriter, tbPart.getLoc(), type, tbPart.getInput(), perm);
+    }
     bool transA = op.getTransposeA() != static_cast<bool>(ta);
-    bool transB = op.getTransposeB() != static_cast<bool>(tb);
+    bool transB = op.getTransposeB() != (tb || tbPart);
     rewriter.replaceOpWithNewOp<MatmulOp>(op, op.getType(), a, b, transA, transB);
     return success();
   }

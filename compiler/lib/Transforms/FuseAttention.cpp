@@ -17,8 +17,9 @@
 // into the rows of their key/value head.
 //
 // Whether the kernel takes the problem is tg/Dialect/Attention.h's to say (rows, head dims,
-// scores per block on the target); k and v must be contiguous windows of their inputs (rows
-// of D elements, read whole). A softmax that reads a matmul's scores or feeds a matmul but is
+// scores per block on the target); k and v are read as contiguous windows of their inputs
+// (rows of D elements, read whole): where they are not (a transpose splitting a projection's
+// output into heads), an elementwise copy kernel before the attention writes them so. A softmax that reads a matmul's scores or feeds a matmul but is
 // not fused gets a remark saying why; it is decomposed and fused as before.
 //
 //===----------------------------------------------------------------------===//
@@ -63,7 +64,20 @@ struct Match {
   ir::MatmulOp scores, values;
   ir::SoftmaxOp softmax;
   SmallVector<Operation*> modify, post;  // e_1..e_n and f_1..f_m, in order
+  /// The keys or values are not rows in memory: a copy kernel makes them so.
+  bool copyKeys = false, copyValues = false;
 };
+
+/// Whether `v` is rows of an input in memory: reshapes of it, or a contiguous window of it
+/// between static types (over dynamic dims a window's offset is not a number).
+bool rowsInMemory(Value v) {
+  const LayoutChain chain = traceLayout(v);
+  if (chain.linear) return true;
+  const bool staticTypes = llvm::none_of(chain.ops, [](Operation* op) {
+    return ir::isSymbolic(op->getOperand(0).getType()) || ir::isSymbolic(op->getResult(0).getType());
+  });
+  return staticTypes && contiguousWindowOffset(chain).has_value();
+}
 
 /// Walks from the softmax's input back to the scores matmul (through elementwise ops, each of
 /// one use, following the operand of the scores' shape that leads to a matmul).
@@ -123,10 +137,11 @@ std::string matchAttention(ir::SoftmaxOp softmax, int smVersion, int64_t maxClus
   for (auto t : {q, k, v, o})
     if (!t.getElementType().isBF16() && !t.getElementType().isF16() && !t.getElementType().isF32())
       return "the attention kernel takes bf16, f16 or f32 operands";
-  for (Value kv : {m.scores.getB(), m.values.getB()})
-    if (!contiguousWindowOffset(traceLayout(kv)))
-      return "the " + std::string(kv == m.scores.getB() ? "keys" : "values") +
-             " are read through a transpose, broadcast or strided slice, not as rows in memory";
+  // Keys or values read through a transpose, broadcast or strided slice (the heads split of
+  // a projection's output) are first copied into rows (buildAttention): one pass over them,
+  // against the scores' S x S per head through memory.
+  m.copyKeys = !rowsInMemory(m.scores.getB());
+  m.copyValues = !rowsInMemory(m.values.getB());
   const AttentionShape shape = attentionShape(m.scores, m.values);
   if (!decode && attentionKernel(shape) == AttentionKernel::decode)
     return whyNotSplitAttention(shape) + "; such decode-sized attention stays separate kernels (the cluster "
@@ -137,6 +152,21 @@ std::string matchAttention(ir::SoftmaxOp softmax, int smVersion, int64_t maxClus
 
 /// Builds the attention fusion of `m` before its second matmul and erases what it replaces.
 void buildAttention(Match m) {
+  // Keys or values that are not rows in memory: a copy kernel (an elementwise fusion over
+  // their layout chain) before the scores, read as rows by the attention kernel.
+  // The copy goes before the matmul that reads it (where its chain is defined); the chain's
+  // ops nothing else reads are erased.
+  auto copyOperand = [&](ir::MatmulOp mm) {
+    OpBuilder b(mm);
+    Value old = mm.getB();
+    const LayoutChain chain = traceLayout(old);
+    ir::FusionOp copy = buildLayoutCopy(b, old);
+    mm.getBMutable().assign(copy.getResult(0));
+    for (Operation* op : chain.ops)  // from the value up to its root
+      if (op->use_empty()) op->erase();
+  };
+  if (m.copyKeys) copyOperand(m.scores);
+  if (m.copyValues) copyOperand(m.values);
   SmallVector<Operation*> moved;
   moved.push_back(m.scores);
   moved.append(m.modify.begin(), m.modify.end());
@@ -197,9 +227,6 @@ struct TgFuseAttentionPass final : impl::TgFuseAttentionBase<TgFuseAttentionPass
   using Base::Base;
 
   void runOnOperation() override {
-    // Over dynamic dims the pattern is left as it is (tg-decompose makes it reductions and
-    // elementwise ops), with a remark on each softmax.
-    const bool symbolic = getOperation()->hasAttr(ir::kSymbolsAttr);
     const int sm = arch.size() > 3 ? std::atoi(arch.c_str() + 3) : 0;
     SmallVector<ir::SoftmaxOp> softmaxes;
     getOperation().walk([&](ir::SoftmaxOp op) {
@@ -208,9 +235,7 @@ struct TgFuseAttentionPass final : impl::TgFuseAttentionBase<TgFuseAttentionPass
     for (ir::SoftmaxOp softmax : softmaxes) {
       Match m;
       bool looks = false;
-      std::string why = symbolic ? "the function has dynamic dims (tg.symbols), which the attention kernels do not take yet"
-                                 : matchAttention(softmax, sm, maxCluster, decode, m, looks);
-      looks = looks || symbolic;
+      std::string why = matchAttention(softmax, sm, maxCluster, decode, m, looks);
       if (why.empty()) {
         buildAttention(m);
         ++numFused;

@@ -784,3 +784,19 @@ func.func @slice_of_slice(%x: tensor<10x20xf32>) -> (tensor<3x3xf32>, tensor<10x
   %2 = tg.slice %x starts = [0, 0] limits = [10, 20] steps = [1, 1] : tensor<10x20xf32> to tensor<10x20xf32>
   return %1, %2 : tensor<3x3xf32>, tensor<10x20xf32>
 }
+
+// -----
+
+// Keys split into heads: k [B, S, H, D] transposed to [B, H, D, S] (the heads split and the
+// k^T composed into one transpose) is read as [B, H, S, D] {transpose_b}: its rows keep the
+// input's last dim (attention's keys stored [keys, dim]), and the pattern does not fire again.
+// CHECK-LABEL: func.func @matmul_keys_split_into_heads
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x4x8x16xf32>, %[[K:.+]]: tensor<2x8x4x16xf32>)
+// CHECK: %[[T:.+]] = tg.transpose %[[K]] perm = [0, 2, 1, 3] : tensor<2x8x4x16xf32> to tensor<2x4x8x16xf32>
+// CHECK: %[[M:.+]] = tg.matmul %[[Q]], %[[T]] transpose_b : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+// CHECK: return %[[M]]
+func.func @matmul_keys_split_into_heads(%q: tensor<2x4x8x16xf32>, %k: tensor<2x8x4x16xf32>) -> tensor<2x4x8x8xf32> {
+  %kt = tg.transpose %k perm = [0, 2, 3, 1] : tensor<2x8x4x16xf32> to tensor<2x4x16x8xf32>
+  %0 = tg.matmul %q, %kt : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x8x8xf32>
+  return %0 : tensor<2x4x8x8xf32>
+}

@@ -42,3 +42,15 @@ func.func @window_of_a_window(%c: tensor<64xf32>) -> tensor<2xf32> attributes {t
   %1 = tg.slice %0 starts = [2] limits = [4] steps = [1] : tensor<8xf32> to tensor<2xf32>
   return %1 : tensor<2xf32>
 }
+
+// -----
+
+// Keys split into heads over dynamic dims: the transpose read as transpose_b keeps the sizes.
+// CHECK-LABEL: func.func @keys_split_into_heads
+// CHECK: %[[T:.+]] = tg.transpose %arg1 perm = [0, 2, 1, 3] : tensor<?x?x4x16xf32, #tg.sizes<[b, s, 4, 16]>> to tensor<?x4x?x16xf32, #tg.sizes<[b, 4, s, 16]>>
+// CHECK: tg.matmul %arg0, %[[T]] transpose_b
+func.func @keys_split_into_heads(%q: tensor<?x4x?x16xf32, #tg.sizes<[b, 4, s, 16]>>, %k: tensor<?x?x4x16xf32, #tg.sizes<[b, s, 4, 16]>>) -> tensor<?x4x?x?xf32, #tg.sizes<[b, 4, s, s]>> attributes {tg.symbols = [#tg.symbol<"b", 1, 8>, #tg.symbol<"s", 1, 64>]} {
+  %kt = tg.transpose %k perm = [0, 2, 3, 1] : tensor<?x?x4x16xf32, #tg.sizes<[b, s, 4, 16]>> to tensor<?x4x16x?xf32, #tg.sizes<[b, 4, 16, s]>>
+  %0 = tg.matmul %q, %kt : tensor<?x4x?x16xf32, #tg.sizes<[b, 4, s, 16]>>, tensor<?x4x16x?xf32, #tg.sizes<[b, 4, 16, s]>> -> tensor<?x4x?x?xf32, #tg.sizes<[b, 4, s, s]>>
+  return %0 : tensor<?x4x?x?xf32, #tg.sizes<[b, 4, s, s]>>
+}

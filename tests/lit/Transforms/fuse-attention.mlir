@@ -153,10 +153,17 @@ func.func @scores_returned(%q: tensor<2x4x64xf32>, %k: tensor<2x100x64xf32>, %v:
 
 // -----
 
-// Keys read through a transpose are not rows in memory.
+// Keys read through a transpose are not rows in memory: a copy kernel (an elementwise fusion
+// of the transpose) writes them as rows, and the attention reads the copy.
 // CHECK-LABEL: func.func @keys_transposed
-// CHECK-NOT: tg.fusion
-// REMARK: remark: not fused into an attention kernel: the keys are read through a transpose
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x4x64xf32>, %[[KT:.+]]: tensor<2x64x100xf32>, %[[V:.+]]: tensor<2x100x32xf32>)
+// CHECK-NEXT: %[[K:.+]] = tg.fusion elementwise(%[[KT]]) : (tensor<2x64x100xf32>) -> tensor<2x100x64xf32>
+// CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<2x64x100xf32>):
+// CHECK-NEXT: %[[T:.+]] = tg.transpose %[[A]] perm = [0, 2, 1]
+// CHECK-NEXT: tg.yield %[[T]]
+// CHECK: %[[O:.+]] = tg.fusion attention({{.*}}%[[K]]
+// CHECK-NOT: tg.transpose
+// CHECK: return %[[O]]
 func.func @keys_transposed(%q: tensor<2x4x64xf32>, %kt: tensor<2x64x100xf32>, %v: tensor<2x100x32xf32>) -> tensor<2x4x32xf32> {
   %k = tg.transpose %kt perm = [0, 2, 1] : tensor<2x64x100xf32> to tensor<2x100x64xf32>
   %s = tg.matmul %q, %k transpose_b : tensor<2x4x64xf32>, tensor<2x100x64xf32> -> tensor<2x4x100xf32>

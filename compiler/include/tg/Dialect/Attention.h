@@ -51,6 +51,9 @@ struct AttentionShape {
   bool probsOnlyCast = false;
   /// Bytes of a key's element (0: keys and values of different types).
   int64_t keyValueBytes = 0;
+  /// Over dynamic dims (issue 18): the sizes above are their largest over the symbols'
+  /// ranges, and the kernel takes the run's sizes as arguments (the flash kernel only).
+  bool dynamic = false;
 };
 
 /// The split-key kernel's threads a block (its warps' partials meet in shared memory).
@@ -68,7 +71,8 @@ std::string whyNotSplitAttention(const AttentionShape& shape);
 /// The flash kernel's head dims (64, 128, 256) and keys a block on sm_90a.
 int64_t flashAttentionKeysPerBlock(int64_t dim);
 
-/// The shape of q @ k^T (`scores`, transpose_b) followed by p @ v (`values`).
+/// The shape of q @ k^T (`scores`, transpose_b) followed by p @ v (`values`); over dynamic dims
+/// the largest over the symbols' ranges (`dynamic`).
 AttentionShape attentionShape(ir::MatmulOp scores, ir::MatmulOp values);
 
 /// The blocks of a cluster that share a batch's keys on `smVersion` (90 for sm_90a), at most

@@ -10,7 +10,9 @@
 //   tg_wgmma_qk(s, da, db, acc)  wgmma m64 x TG_BN x k16: q (shared) @ k^T (shared, K-major)
 //   tg_wgmma_pv(o, a, db, acc)   wgmma m64 x TG_D x k16: p (registers) @ v (shared, MN-major)
 // and `struct TgBody`:
-//   kBatch, kM, kS, kTilesM     the problem (q [kM, TG_D], keys and values [kS, TG_D] a batch)
+//   batches(), rows(), keys(), tilesM()  the problem (q [rows, TG_D], keys and values [keys, TG_D]
+//                               a batch; tilesM: ceil(rows / TG_ROWS)): constants, or over
+//                               dynamic dims the kernel's size arguments
 //   q(b, m, d)                  a query element, as f32 (the ops the pass cloned with q)
 //   score(b, m, s, acc)         the fused ops between q @ k^T and the softmax (the score
 //                               modifier: a scale, masks, biases), on acc = q . k
@@ -29,7 +31,7 @@
 // into shared memory first (computed per element by q(), rounded to the operand type, in the
 // 128-byte swizzled layout wgmma reads), then per key block:
 //   1. s = q @ k^T on the tensor cores (wgmma, both operands in shared memory), f32;
-//   2. the score modifier on each score in registers; keys past kS and rows past kM are -inf;
+//   2. the score modifier on each score in registers; keys past keys() and rows past rows() are -inf;
 //      a block no mask touches takes unmasked(); a block whose scores are all masked for the
 //      warpgroup's rows is skipped (its stage handed back), and one all masked for the CTA's
 //      rows is not even loaded (causal attention: about half of them);
@@ -103,19 +105,19 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
   // The last row tiles first: under a causal mask they have the most key blocks. With masks
   // that skip blocks, batches go in groups of TG_TILE_GROUP whose heaviest tiles all run
   // before their lighter ones (the lightest fill the tail); a group's CTAs share its keys in L2.
-  constexpr long long kGroup = TgBody::kBatch < TG_TILE_GROUP ? TgBody::kBatch : TG_TILE_GROUP;
-  const long long group = blockIdx.x / (kGroup * TgBody::kTilesM), r = blockIdx.x % (kGroup * TgBody::kTilesM);
-  const long long inGroup = TgBody::kBatch - group * kGroup < kGroup ? TgBody::kBatch - group * kGroup : kGroup;
-  const int tile = (int)(TgBody::kTilesM - 1 - r / inGroup);
+  const long long kGroup = body.batches() < TG_TILE_GROUP ? body.batches() : TG_TILE_GROUP;
+  const long long group = blockIdx.x / (kGroup * body.tilesM()), r = blockIdx.x % (kGroup * body.tilesM());
+  const long long inGroup = body.batches() - group * kGroup < kGroup ? body.batches() - group * kGroup : kGroup;
+  const int tile = (int)(body.tilesM() - 1 - r / inGroup);
   const long long b = group * kGroup + r % inGroup;
   const int m0 = tile * TG_ROWS;
-  constexpr int kBlocks = (int)((TgBody::kS + TG_BN - 1) / TG_BN);
-  const long long ctaRows = (m0 + TG_ROWS - 1 < TgBody::kM ? m0 + TG_ROWS - 1 : TgBody::kM - 1);
+  const int kBlocks = (int)((body.keys() + TG_BN - 1) / TG_BN);
+  const long long ctaRows = (m0 + TG_ROWS - 1 < body.rows() ? m0 + TG_ROWS - 1 : body.rows() - 1);
   // Whether key block j has a score any of the CTA's rows may see (blockMask: the masks'
   // predicates over the block's ranges); the producer and both consumers skip it if not.
   auto ctaNeeds = [&](int j) {
     bool mayVisible, mayMasked;
-    const long long n0 = (long long)j * TG_BN, nHi = n0 + TG_BN - 1 < TgBody::kS ? n0 + TG_BN - 1 : TgBody::kS - 1;
+    const long long n0 = (long long)j * TG_BN, nHi = n0 + TG_BN - 1 < body.keys() ? n0 + TG_BN - 1 : body.keys() - 1;
     body.blockMask(b, m0, ctaRows, n0, nHi, mayVisible, mayMasked);
     return mayVisible;
   };
@@ -172,7 +174,7 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
       const int m = m0 + row;
       float v[8];
 #pragma unroll
-      for (int e = 0; e < 8; ++e) v[e] = m < TgBody::kM ? body.q(b, m, 8 * c8 + e) : 0.0f;
+      for (int e = 0; e < 8; ++e) v[e] = m < body.rows() ? body.q(b, m, 8 * c8 + e) : 0.0f;
 #pragma unroll
       for (int e = 0; e < 4; ++e) packed[i][e] = tg_flash_pack(v[2 * e], v[2 * e + 1]);
     }
@@ -198,7 +200,7 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
   for (int i = 0; i < TG_D / 2; ++i) o[i] = 0.0f;
   float rowMax[2] = {TG_NEG_INF, TG_NEG_INF}, rowSum[2] = {0.0f, 0.0f};
   const unsigned qRows = qBase + c * 64 * 128;
-  const long long wLo = m0 + 64 * c, wHi = wLo + 63 < TgBody::kM ? wLo + 63 : TgBody::kM - 1;
+  const long long wLo = m0 + 64 * c, wHi = wLo + 63 < body.rows() ? wLo + 63 : body.rows() - 1;
   // The probabilities of stage `prev`'s block, packed as wgmma's A. Before the first block
   // they are 0, and its product adds 0 times the first block's values: the product is issued
   // in every iteration, outside any branch, which keeps ptxas from serialising the wgmmas.
@@ -233,9 +235,9 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
     const unsigned kS = kBase + s * kTgKStageBytes;
     // This warpgroup's rows: none of the block visible (or no rows left: a ragged last
     // tile), or all of it, in bounds (no mask to evaluate per score).
-    bool mayVisible = wLo < TgBody::kM, mayMasked = true;
+    bool mayVisible = wLo < body.rows(), mayMasked = true;
     if (mayVisible) {
-      const long long nHi = n0 + TG_BN - 1 < TgBody::kS ? n0 + TG_BN - 1 : TgBody::kS - 1;
+      const long long nHi = n0 + TG_BN - 1 < body.keys() ? n0 + TG_BN - 1 : body.keys() - 1;
       body.blockMask(b, wLo, wHi, n0, nHi, mayVisible, mayMasked);
     }
     if (!mayVisible) {
@@ -248,7 +250,7 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
       passTurn();
       continue;
     }
-    const bool interior = !mayMasked && n0 + TG_BN <= TgBody::kS && wLo + 63 < TgBody::kM;
+    const bool interior = !mayMasked && n0 + TG_BN <= body.keys() && wLo + 63 < body.rows();
     // 1. s = q @ k^T and, behind it on the tensor cores, the previous block's o += p @ v:
     //    this block's softmax (2, 3) runs while that product does.
     float sc[TG_BN / 2];
@@ -290,7 +292,7 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
         for (int e = 0; e < 2; ++e) {
           const int key = n0 + 8 * jj + col + e;
           float& x = sc[4 * jj + 2 * h + e];
-          x = key < TgBody::kS && m < TgBody::kM ? body.score(b, m, key, x) : TG_NEG_INF;
+          x = key < body.keys() && m < body.rows() ? body.score(b, m, key, x) : TG_NEG_INF;
           blockMax[h] = fmaxf(blockMax[h], x);
         }
       }
@@ -349,7 +351,7 @@ extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int m = m0 + rowInTile + 8 * h;
-    if (m >= TgBody::kM) continue;
+    if (m >= body.rows()) continue;
 #pragma unroll
     for (int jd = 0; jd < TG_D / 8; ++jd)
       body.store2(b, m, 8 * jd + col, o[4 * jd + 2 * h] * rowSum[h], o[4 * jd + 2 * h + 1] * rowSum[h]);
