@@ -56,13 +56,6 @@ FailureOr<FlashOperand> flashOperand(ir::FusionOp fusion, Value v, DType dtype, 
   return o;
 }
 
-/// Over dynamic dims: `map` (keys or values stored [batch] x rows x cols, `cols` static) with
-/// its rows, batch and strides as sizes the runtime evaluates at each run.
-void symbolicMap(rt::PlanTensorMap& map, const SizeExpr& batch, const SizeExpr& rows, int64_t cols, int64_t esize) {
-  map.symbolicDims = {SizeExpr(cols), rows, batch};
-  map.symbolicStrides = {SizeExpr(cols * esize), rows * SizeExpr(cols * esize)};
-}
-
 }  // namespace
 
 FailureOr<KernelEmission> emitFlashAttention(ir::FusionOp fusion, ir::MatmulOp scores, ir::MatmulOp values,
@@ -217,9 +210,9 @@ FailureOr<KernelEmission> emitFlashAttention(ir::FusionOp fusion, ir::MatmulOp s
   km.byteOffset = static_cast<uint64_t>(k->offset) * dtype_size(dt);
   vm.byteOffset = static_cast<uint64_t>(v->offset) * dtype_size(dt);
   e.tensorMaps.push_back({k->input, km});
-  if (shape.dynamic) symbolicMap(e.tensorMaps.back(), kBatchSize, keysSize, D, 2);
+  if (shape.dynamic) makeSymbolic(e.tensorMaps.back(), kBatchSize, keysSize, D, 2);
   e.tensorMaps.push_back({v->input, vm});
-  if (shape.dynamic) symbolicMap(e.tensorMaps.back(), vBatchSize, keysSize, D, 2);
+  if (shape.dynamic) makeSymbolic(e.tensorMaps.back(), vBatchSize, keysSize, D, 2);
 
   // Stages: as many as the 227 KiB allow, at most 4 (3 for head dim 128, 2 for 256).
   const int64_t qBytes = tileRows * D * 2, stageBytes = 2 * bn * D * 2;

@@ -89,16 +89,10 @@ rt::TensorMapSpec wgmmaOperandMap(DType d, int64_t batch, int64_t rows, int64_t 
   return s;
 }
 
-namespace {
-
-/// Over dynamic dims: `map` (an operand or result stored [batch] x rows x cols, `cols` static)
-/// with its rows, batch and strides as sizes the runtime evaluates at each run.
 void makeSymbolic(rt::PlanTensorMap& map, const SizeExpr& batch, const SizeExpr& rows, int64_t cols, int64_t esize) {
   map.symbolicDims = {SizeExpr(cols), rows, batch};
   map.symbolicStrides = {SizeExpr(cols * esize), rows * SizeExpr(cols * esize)};
 }
-
-}  // namespace
 
 FailureOr<KernelEmission> emitMatmulWgmma(ir::FusionOp fusion, ir::MatmulOp mm,
                                           ir::MatmulConfigAttr config, const std::string& name,

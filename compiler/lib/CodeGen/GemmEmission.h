@@ -55,6 +55,10 @@ mlir::FailureOr<std::string> emitGemmEpilogue(ir::FusionOp fusion, ir::MatmulOp 
                                               const SymbolicSizes* symbolic = nullptr,
                                               SizeArguments* sizeArgs = nullptr);
 
+/// Over dynamic dims: `map` (an operand or result stored [batch] x rows x cols, `cols` static)
+/// with its rows, batch and strides as sizes the runtime evaluates at each run.
+void makeSymbolic(rt::PlanTensorMap& map, const SizeExpr& batch, const SizeExpr& rows, int64_t cols, int64_t esize);
+
 /// A `__device__` function `name(d, a, db, accumulate)` wrapping one
 /// wgmma.mma_async.m64n<bn>k16 (k8 for TF32) into `bn / 2` f32 accumulators `d`: A from a
 /// shared-memory descriptor `da` (transposed with `transA`, 2-byte types only) or, with
