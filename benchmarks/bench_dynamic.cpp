@@ -17,6 +17,10 @@
 // of 64 split by transposes, the output projection with the residual, a 4096-wide GELU MLP)
 // compiled for its shape or once for batch in [1, 64] x seq in [1, 4096]; `tflops` counts the
 // projections (24 d^2 per token) and the causal attention's products (2 S d per token).
+// dynamic/prefill/<T>/<static|dynamic>: the decoder's forward pass (examples/llama_model.h,
+// the example's 12-layer configuration: dim 2048, 16 query heads on 4 key/value heads of 128,
+// a cache of 640 positions) over a prompt of T tokens, the caches donated and fed back, compiled
+// for T or once for T in [1, 512]; median_us per prefill (a CUDA graph replay).
 // dynamic/heads_split/bf16/<B>x<S>x1024/<static|dynamic>: x [B, S, 1024] as [B, 16, S, 64],
 // scaled (an elementwise copy through a reshape and a transpose; over dynamic B and S its index
 // arithmetic divides by run-time extents): GB/s and roofline_pct against the copy.
@@ -24,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 #include "BenchCase.h"
 #include "graphs.h"
+#include "llama_model.h"
 
 #include <chrono>
 #include <utility>
@@ -69,6 +74,31 @@ void BM_Block(benchmark::State& state, int64_t b, int64_t s, bool dynamic) {
     const double tokens = double(b * s), flops = tokens * (24.0 * d * d + 2.0 * double(s) * d);
     state.counters["tflops"] = flops / (state.counters["median_us"] * 1e-6) / 1e12;
   }
+}
+
+void BM_Prefill(benchmark::State& state, int64_t T, bool dynamic) {
+  if (!tgbench::haveGpu(state)) return;
+  const tg_llama::Config& c = tg_llama::kBig;
+  const tg_llama::Model model = tg_llama::makeModel(c, tg::Device::CUDA);
+  tg::JitOptions options;
+  options.donate = {2, 3};
+  if (dynamic) options.dynamic = {{0, 0, tg::Dim("T", 1, 512)}};
+  auto f = tg::jit([&model](const tg::Tensor& tokens, const tg::Tensor& pos, const tg::Tensor& kc,
+                            const tg::Tensor& vc) { return tg_llama::forward(model, tokens, pos, kc, vc); },
+                   options);
+  std::vector<int32_t> ids(static_cast<size_t>(T));
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((i * 7919 + 13) % static_cast<size_t>(c.vocab));
+  const tg::Tensor tokens = tg::from_vector(ids, {T}).to(tg::Device::CUDA);
+  const tg::Tensor pos = tg::from_vector(std::vector<int32_t>{0}, {}).to(tg::Device::CUDA);
+  const tg::Shape cache = {c.layers, c.kvHeads, c.maxSeq(), c.headDim()};
+  tg::Tensor kc = tg::randn(cache, DType::BF16, 5), vc = tg::randn(cache, DType::BF16, 6);
+  auto call = [&](int) {  // the caches come back (donated in, written in place)
+    auto [next, p, k, v, logits] = f(tokens, pos, kc, vc);
+    kc = k;
+    vc = v;
+    benchmark::DoNotOptimize(logits);
+  };
+  for (auto _ : state) tgbench::report(state, tgbench::medianUs(call), 0.0);
 }
 
 enum class SweepCase { mlp, layer_norm, chain8 };
@@ -124,6 +154,14 @@ const bool registered = [] {
     const std::string full = std::string("dynamic/sweep/") + name + "/64x16";
     benchmark::RegisterBenchmark(full.c_str(), BM_Sweep, c)->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
   }
+  for (int64_t T : {17, 128, 333, 512})
+    for (bool dynamic : {false, true}) {
+      const std::string name = "dynamic/prefill/" + std::to_string(T) + "/" + (dynamic ? "dynamic" : "static");
+      benchmark::RegisterBenchmark(name.c_str(), BM_Prefill, T, dynamic)
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+    }
   for (auto [b, sl] : {std::pair<int64_t, int64_t>{1, 512}, {8, 1024}, {16, 4096}, {7, 3001}})
     for (bool dynamic : {false, true}) {
       const std::string name = "dynamic/block/bf16/" + std::to_string(b) + "x" + std::to_string(sl) + "x1024/" +

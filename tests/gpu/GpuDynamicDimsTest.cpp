@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "GpuCompare.h"
 #include "graphs.h"
+#include "llama_model.h"
 
 #include <gtest/gtest.h>
 
@@ -250,6 +251,61 @@ TEST(GpuDynamicDims, ATransformerBlockIsRightAtEverySize) {
     }
   }
   tg::JitReport r = f.report();
+  EXPECT_EQ(r.graphs.size(), 1u) << r.str();
+}
+
+// The decoder's forward pass (examples/llama_model.h) as a prefill compiled once for prompts
+// of 1..512 tokens, the caches donated: the embedding gather, rotary concats, in-place cache
+// updates at a device position, flash attention over the cache, x[T - 1] and pos + T all over
+// T. At each prompt length the logits, the caches and the next position equal the function
+// compiled for that length (bit for bit above 8 tokens, where that compile takes the flash
+// kernel too; within bf16 rounding below), with one compile for the lengths from 2.
+TEST(GpuDynamicDims, ADecoderPrefillIsRightAtEveryPromptLength) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  const tg_llama::Config c{2, 256, 4, 2, 512, 1000, 512, 64};
+  const tg_llama::Model model = tg_llama::makeModel(c, Device::CUDA);
+  auto fn = [&model](const Tensor& tokens, const Tensor& pos, const Tensor& kc, const Tensor& vc) {
+    return tg_llama::forward(model, tokens, pos, kc, vc);
+  };
+  auto dynamic = tg::jit(fn, {.donate = {2, 3}, .dynamic = {{0, 0, tg::Dim("T", 1, 512)}}});
+  const tg::Shape cache = {c.layers, c.kvHeads, c.maxSeq(), c.headDim()};
+  uint64_t seed = 1200;
+  for (auto [T, start] : std::vector<std::pair<int64_t, int32_t>>{
+           {9, 0}, {17, 3}, {100, 0}, {333, 200}, {512, 0}, {2, 7}, {5, 0}, {257, 64}}) {
+    SCOPED_TRACE("T " + std::to_string(T) + ", pos " + std::to_string(start));
+    std::vector<int32_t> ids(static_cast<size_t>(T));
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((seed * 31 + i * 7919) % 1000);
+    const Tensor tokens = tg::from_vector(ids, {T}).to(Device::CUDA);
+    const Tensor pos = tg::from_vector(std::vector<int32_t>{start}, {}).to(Device::CUDA);
+    // Each call consumes its caches: the same random caches (counter-based: equal for one
+    // seed) made twice.
+    const uint64_t ks = seed++, vs = seed++;
+    auto caches = [&] {
+      return std::make_pair(tg::randn(cache, DType::BF16, ks, Device::CUDA), tg::randn(cache, DType::BF16, vs, Device::CUDA));
+    };
+    auto exact = tg::jit(fn, {.donate = {2, 3}});
+    auto [kc1, vc1] = caches();
+    auto [kc2, vc2] = caches();
+    auto [n1, p1, k1, v1, l1] = dynamic(tokens, pos, kc1, vc1);
+    auto [n2, p2, k2, v2, l2] = exact(tokens, pos, kc2, vc2);
+    std::string why;
+    EXPECT_TRUE(sameBits(p1, p2, why)) << "pos + T: " << why;
+    if (T > 8) {
+      EXPECT_TRUE(sameBits(l1, l2, why)) << "logits: " << why;
+      EXPECT_TRUE(sameBits(k1, k2, why)) << "keys: " << why;
+      EXPECT_TRUE(sameBits(v1, v2, why)) << "values: " << why;
+      EXPECT_TRUE(sameBits(n1, n2, why)) << "next token: " << why;
+    } else {
+      Tolerance bf16;
+      bf16.dtypeUlps = 4;
+      bf16.abs = 2e-2;
+      bf16.rule = "bf16 results, other attention kernels: 4 ulp of bf16";
+      compare(l1.to(Device::CPU), l2.to(Device::CPU), bf16);
+      compare(k1.to(Device::CPU), k2.to(Device::CPU), bf16);
+      compare(v1.to(Device::CPU), v2.to(Device::CPU), bf16);
+    }
+  }
+  tg::JitReport r = dynamic.report();
   EXPECT_EQ(r.graphs.size(), 1u) << r.str();
 }
 

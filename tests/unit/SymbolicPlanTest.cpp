@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "RandomGraph.h"
 #include "graphs.h"
+#include "llama_model.h"
 #include "tg/Compiler/Context.h"
 #include "tg/Compiler/Driver.h"
 #include "tg/Compiler/ParseModule.h"
@@ -483,6 +484,68 @@ TEST(SymbolicPlan, ATransformerBlockCompiledForARangeLaunchesAsAtEachSize) {
     ASSERT_TRUE(instance) << error;
     const tg::rt::Plan exact = tg::compiler::compile(*instance, pipeline, tg::compiler::Target::Cuda);
     EXPECT_EQ(planDifference(symbolic, exact, values, /*sources=*/false), "");
+  }
+}
+
+// The decoder's forward pass (examples/llama_model.h: embedding gather, RMSNorm, rotary
+// embedding with concats, grouped-query flash attention over a static cache with a causal
+// mask from a device position, in-place cache updates of the donated caches, SwiGLU, the last
+// row x[T - 1], argmax, pos + T) compiled once for prompts of 2..512 tokens: every kernel is
+// generated over T (the gather, the concats and the updates at run-time extents, the slice at
+// T - 1 a run-time start, pos + T a size argument), each layer's attention is one flash
+// kernel and its cache updates are in place, NVRTC compiles every kernel, and the plan
+// evaluates at prompt lengths the inference never traced.
+TEST(SymbolicPlan, ADecoderPrefillCompiledForAPromptRangeGeneratesEveryKernel) {
+  const tg_llama::Config c{2, 256, 4, 2, 512, 1000, 512, 128};
+  const tg_llama::Model model = tg_llama::makeModel(c, tg::Device::CPU);
+  auto fn = [&model](const std::vector<tg::Tensor>& a) {
+    auto [next, pos, kc, vc, logits] = tg_llama::forward(model, a[0], a[1], a[2], a[3]);
+    return std::vector<tg::Tensor>{next, pos, kc, vc, logits};
+  };
+  const tg::detail::DynamicDims dims({{0, 0, tg::Dim("T", 1, 512)}}, {});
+  const tg::Shape cache = {c.layers, c.kvHeads, c.maxSeq(), c.headDim()};
+  const std::vector<tg::graph::TensorType> types = {
+      {tg::DType::I32, {37}}, {tg::DType::I32, {}}, {tg::DType::BF16, cache}, {tg::DType::BF16, cache}};
+  const std::vector<int> donated = {2, 3};
+  const tg::detail::SymbolicInference inference = tg::detail::inferSymbolicTrace(
+      tg::detail::TraceRef(fn), types, tg::Device::CPU, dims, dims.valuesOf(types, {}), donated);
+  ASSERT_TRUE(inference.trace) << inference.whyNot;
+  ASSERT_FALSE(inference.trace->fixed[0]);
+  std::lock_guard<std::mutex> lock(tg::compiler::compileMutex());
+  mlir::MLIRContext& context = tg::compiler::sharedContext();
+  tg::compiler::DiagnosticCollector diagnostics(context);
+  std::string whyNot;
+  mlir::OwningOpRef<mlir::ModuleOp> module = tg::detail::importSymbolicTrace(*inference.trace, context, "prefill", whyNot);
+  ASSERT_TRUE(module) << whyNot;
+  const tg::rt::Plan plan =
+      tg::compiler::compile(*module, tg::compiler::pipelineOptionsFor(nullptr), tg::compiler::Target::Cuda);
+  int flash = 0, inPlace = 0, runTimeStart = 0;
+  for (const tg::rt::PlanLaunch& l : plan.launches) {
+    const tg::rt::KernelSource& k = plan.kernels[static_cast<size_t>(l.kernel)];
+    flash += k.summary.rfind("flash attention", 0) == 0;
+    inPlace += k.summary.rfind("dynamic_update_slice in place", 0) == 0;
+    runTimeStart += k.source.find("1u * (unsigned)z") != std::string::npos;
+  }
+  EXPECT_EQ(flash, c.layers) << plan.str();
+  EXPECT_EQ(inPlace, 2 * c.layers) << plan.str();
+  EXPECT_EQ(runTimeStart, 1) << plan.str();  // x[T - 1], the last row's copy
+  std::string why;
+  if (tg::rt::nvrtcAvailable(&why))
+    for (const tg::rt::KernelSource& k : plan.kernels) {
+      SCOPED_TRACE(k.name);
+      try {
+        EXPECT_FALSE(tg::rt::compileCuda(k.source, k.name + ".cu", plan.arch, tg::rt::defaultNvrtcOptions()).cubin.empty());
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what() << "\n--- source ---\n" << k.source;
+      }
+    }
+  tg::rt::PlanSizes at;
+  for (int64_t T : {2, 3, 17, 100, 511, 512}) {
+    const std::vector<int64_t> values = {T};
+    tg::rt::evaluatePlanSizes(plan, values, at);
+    ASSERT_EQ(at.outputShapes.size(), 5u);
+    EXPECT_EQ(at.outputShapes[1], tg::Shape{}) << T;  // pos + T
+    EXPECT_EQ(at.outputShapes[4], (tg::Shape{1, c.vocab})) << T;
   }
 }
 

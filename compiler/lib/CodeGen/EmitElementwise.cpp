@@ -249,17 +249,33 @@ FailureOr<KernelEmission> emitElementwiseKernel(ir::FusionOp fusion, const std::
     if (auto splat = splatValue(v)) return splatLiteral(splat, dtypeOfValue(v));
     LayoutChain chain = traceLayout(v);  // a linear chain over an identity input or a member
     if (chain.linear && chain.root != v) return nameOf(chain.root);
-    // Any layout of a splat is the splat (over dynamic dims a splat is one element, broadcast).
+    // Any layout of a splat is the splat (over dynamic dims a splat is one element, broadcast);
+    // so is one of a size used as a number.
     if (auto splat = splatValue(chain.root)) return splatLiteral(splat, dtypeOfValue(v));
+    if (chain.root.getDefiningOp<ir::SizeOp>())
+      if (auto at = names.find(chain.root); at != names.end()) return at->second;
     return "/*unresolved*/0";
   };
   for (Operation& op : body) {
     // Recomputed ops are computed by the concat that reads them, at its index.
     if (isLayoutOp(&op) || isRecomputed(&op) || isa<ir::ConstantOp, ir::YieldOp>(op)) continue;
-    if (symbolic && isIndexedRead(&op))
-      return op.emitOpError("over dynamic dims is not generated in an elementwise kernel yet");
-    if (isIndexedRead(&op)) {
-      FailureOr<std::string> n = indexedElement(&op, IndexExpr::var("i", numel), sfx, counter, os, options.precision);
+    if (auto size = dyn_cast<ir::SizeOp>(op)) {  // the run's size: a size argument, converted
+      std::string error;
+      std::optional<std::vector<SizeExpr>> value =
+          symbolic ? ir::sizesIn(size.getValue(), *symbolic, "tg.size", error) : std::nullopt;
+      std::optional<std::string> text = value && value->size() == 1 ? sizeArgs->text((*value)[0]) : std::nullopt;
+      if (!text) return op.emitOpError("is a size the kernel cannot take: ") << (error.empty() ? "it overflows" : error);
+      const std::string n = numbered("v", counter++);
+      const DType dt = dtypeOfValue(size.getResult());
+      os << "    const " << computeType(dt) << " " << n << " = (" << computeType(dt) << ")(" << *text << ");\n";
+      names[size.getResult()] = n;
+      continue;
+    }
+    if (isIndexedRead(&op)) {  // over dynamic dims, its index arithmetic with run-time extents
+      ExtentsOf extents;
+      if (symbolic) extents = [&](Value v) { return sizeArgs->extentsOf(v); };
+      FailureOr<std::string> n = indexedElement(&op, IndexExpr::var("i", numel), sfx, counter, os, options.precision,
+                                                symbolic ? &extents : nullptr);
       if (failed(n)) return failure();
       names[op.getResult(0)] = *n;
       continue;

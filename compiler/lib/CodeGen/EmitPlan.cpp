@@ -256,21 +256,26 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     auto name = fusion->getAttrOfType<StringAttr>(kKernelNameAttr);
     if (!name) return fusion.emitOpError("has no kernel name: run tg-assign-buffers first");
     FailureOr<KernelEmission> emission = failure();
-    const bool overSymbols =
+    // Over the symbols: symbolic operands or results, or a size used as a number inside
+    // (`pos + T` over static tensors).
+    bool overSymbols =
         llvm::any_of(fusion->getOperandTypes(), ir::isSymbolic) || llvm::any_of(fusion->getResultTypes(), ir::isSymbolic);
+    fusion.getBody().walk([&](ir::SizeOp) { overSymbols = true; });
     if (overSymbols) {
-      // Over dynamic dims: elementwise (transposes as elementwise copies), row, (wgmma)
-      // matmul and flash-attention kernels so far; everything else says what it is.
+      // Over dynamic dims: elementwise (transposes as elementwise copies; gathers, concats
+      // and updates at run-time extents), in-place updates, row, (wgmma) matmul and
+      // flash-attention kernels so far; everything else says what it is.
       if (fusion.getKind() == ir::FusionKind::row)
         emission = emitRow(fusion, name.str(), options, &symbolic);
       else if (fusion.getKind() == ir::FusionKind::attention)
         emission = emitAttention(fusion, name.str(), options, &symbolic);
       else if (fusion.getKind() == ir::FusionKind::gemm)
         emission = emitMatmul(fusion, name.str(), options, &symbolic);
-      else if (fusion.getKind() != ir::FusionKind::elementwise || fusion->hasAttr(kInPlaceAttr))
-        return fusion.emitOpError("is a ")
-               << (fusion->hasAttr(kInPlaceAttr) ? "dynamic_update_slice" : ir::stringifyFusionKind(fusion.getKind()))
-               << " kernel over dynamic dims, which tg does not generate yet";
+      else if (fusion.getKind() == ir::FusionKind::elementwise && fusion->hasAttr(kInPlaceAttr))
+        emission = emitInPlaceUpdate(fusion, name.str(), options, &symbolic);
+      else if (fusion.getKind() != ir::FusionKind::elementwise)
+        return fusion.emitOpError("is a ") << ir::stringifyFusionKind(fusion.getKind())
+                                           << " kernel over dynamic dims, which tg does not generate yet";
       else
         emission = emitSymbolicElementwise(fusion, name.str(), options, symbolic);
     } else

@@ -212,7 +212,8 @@ IndexExpr linearizeExtents(const std::vector<IndexExpr>& dims, const std::vector
 }
 
 std::optional<std::vector<IndexExpr>> mapToRootExtents(mlir::Value value, std::vector<IndexExpr> idx,
-                                                       const ExtentsOf& extentsOf, mlir::Value& root) {
+                                                       const ExtentsOf& extentsOf, mlir::Value& root,
+                                                       const SliceStartOf& startOf) {
   LayoutChain chain = traceLayout(value);
   for (mlir::Operation* op : chain.ops) {  // from the value back to the root
     std::optional<std::vector<Extent>> in = extentsOf(op->getOperand(0)), out = extentsOf(op->getResult(0));
@@ -226,8 +227,13 @@ std::optional<std::vector<IndexExpr>> mapToRootExtents(mlir::Value value, std::v
       for (size_t d = 0; d < t.getPerm().size(); ++d) next[t.getPerm()[d]] = idx[d];
     } else if (auto s = mlir::dyn_cast<ir::SliceOp>(op)) {  // start + i * step, per dim
       for (size_t d = 0; d < in->size(); ++d) {
-        if (mlir::ShapedType::isDynamic(s.getStarts()[d]) || mlir::ShapedType::isDynamic(s.getSteps()[d]))
-          return std::nullopt;
+        if (mlir::ShapedType::isDynamic(s.getSteps()[d])) return std::nullopt;
+        if (mlir::ShapedType::isDynamic(s.getStarts()[d])) {  // a run-time start (x[T - 1])
+          std::optional<Extent> start = startOf ? startOf(op, d) : std::nullopt;
+          if (!start) return std::nullopt;
+          next.push_back(idx[d] * s.getSteps()[d] + IndexExpr::constant(1) * *start);
+          continue;
+        }
         next.push_back(idx[d] * s.getSteps()[d] + IndexExpr::constant(s.getStarts()[d]));
       }
     } else if (mlir::isa<ir::ReshapeOp>(op)) {  // the same linear index

@@ -102,9 +102,13 @@ DimIndices mapToRoot(mlir::Value value, DimIndices indices, mlir::Value& root);
 using ExtentsOf = std::function<std::optional<std::vector<Extent>>(mlir::Value)>;
 DimIndices delinearizeExtents(const IndexExpr& linear, const std::vector<Extent>& shape);
 IndexExpr linearizeExtents(const std::vector<IndexExpr>& dims, const std::vector<Extent>& shape);
+/// A slice's start along `dim` that depends on the symbols, as a run-time size (nothing: not
+/// known).
+using SliceStartOf = std::function<std::optional<Extent>(mlir::Operation* slice, size_t dim)>;
 /// Nothing when the chain has an op this cannot follow (a slice whose starts depend on the
-/// symbols) or `extentsOf` fails.
+/// symbols, without `startOf`; one whose steps do) or `extentsOf` fails.
 std::optional<std::vector<IndexExpr>> mapToRootExtents(mlir::Value value, std::vector<IndexExpr> indices,
-                                                       const ExtentsOf& extentsOf, mlir::Value& root);
+                                                       const ExtentsOf& extentsOf, mlir::Value& root,
+                                                       const SliceStartOf& startOf = {});
 
 }  // namespace tg::codegen

@@ -134,7 +134,8 @@ mlir::FailureOr<KernelEmission> emitTransposeCopy(ir::FusionOp fusion, const std
 /// A dynamic_update_slice in place (kInPlaceAttr): writes only the update into its result,
 /// which shares its input's buffer (templates/update.cuh, EmitUpdate.cpp).
 mlir::FailureOr<KernelEmission> emitInPlaceUpdate(ir::FusionOp fusion, const std::string& name,
-                                                  const CodeGenOptions& options);
+                                                  const CodeGenOptions& options,
+                                                  const SymbolicSizes* symbolic = nullptr);
 /// A gemm fusion on its `#tg.matmul` path (or `config`'s, when given: a guarded variant's);
 /// with `symbolic` (over dynamic dims), the wgmma path only.
 mlir::FailureOr<KernelEmission> emitMatmul(ir::FusionOp fusion, const std::string& name,

@@ -2,10 +2,25 @@
 #include "SizeArguments.h"
 
 #include "tg/Dialect/LayoutChain.h"
+#include "tg/Dialect/SymbolicTypes.h"
+#include "tg/Dialect/TgOps.h"
 
 using namespace mlir;
 
 namespace tg::codegen {
+
+std::optional<Extent> SizeArguments::sliceStart(Operation* op, size_t dim) {
+  auto slice = dyn_cast<ir::SliceOp>(op);
+  if (!slice || !slice.getSymStarts()) return std::nullopt;
+  std::string error;
+  std::optional<std::vector<SizeExpr>> starts = ir::sizesIn(*slice.getSymStarts(), symbolic_, "a slice's starts", error);
+  if (!starts || dim >= starts->size()) return std::nullopt;
+  const SizeExpr& e = (*starts)[dim];
+  if (std::optional<int64_t> c = e.constant()) return Extent{*c, {}};
+  std::optional<int64_t> largest = symbolic_.largest(e);
+  if (!largest) return std::nullopt;
+  return Extent{std::max<int64_t>(*largest, 1), member(e)};
+}
 
 std::optional<std::string> runtimeMappedOffset(Value v, SizeArguments& args, int64_t numelBound, const std::string& sfx,
                                                Value& root) {
@@ -13,7 +28,8 @@ std::optional<std::string> runtimeMappedOffset(Value v, SizeArguments& args, int
   if (!shape) return std::nullopt;
   const DimIndices at = delinearizeExtents(IndexExpr::var("i", numelBound), *shape);
   std::optional<std::vector<IndexExpr>> dims =
-      mapToRootExtents(v, at.dims, [&](Value x) { return args.extentsOf(x); }, root);
+      mapToRootExtents(v, at.dims, [&](Value x) { return args.extentsOf(x); }, root,
+                       [&](Operation* slice, size_t d) { return args.sliceStart(slice, d); });
   if (!dims) return std::nullopt;
   std::optional<std::vector<Extent>> rootShape = args.extentsOf(root);
   if (!rootShape) return std::nullopt;

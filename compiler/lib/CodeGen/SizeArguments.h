@@ -49,6 +49,9 @@ class SizeArguments {
     if (!symbolic_.largest(e)) return std::nullopt;
     return member(e);
   }
+  /// The start along `dim` of `slice` (a tg.slice whose starts depend on the symbols) as an
+  /// extent: its number, or the size argument that holds it.
+  std::optional<Extent> sliceStart(mlir::Operation* slice, size_t dim);
   /// `  long long z0_, z1_;` (empty when none).
   std::string members() const {
     std::string s;

@@ -55,7 +55,7 @@ bool isElementwiseOp(Operation* op) {
 
 /// A compute op that becomes (part of) a kernel: not a layout op, constant or terminator.
 bool isKernelOp(Operation* op) {
-  return op && !isLayoutOp(op) && !isa<ir::ConstantOp, func::ReturnOp>(op);
+  return op && !isLayoutOp(op) && !isa<ir::ConstantOp, ir::SizeOp, func::ReturnOp>(op);
 }
 
 /// The element count of `op`'s result, and R of `rows`, as text (polynomials over dynamic dims).
@@ -405,7 +405,7 @@ void buildFusion(ArrayRef<Operation*> members, ir::FusionKind kind) {
       LayoutChain chain = traceLayout(v);
       Operation* def = chain.root.getDefiningOp();
       if (def && inGroup.contains(def)) continue;
-      if (splatValue(chain.root)) continue;
+      if (isClonedScalar(chain.root)) continue;
       inputs.insert(chain.root);
     }
 
@@ -440,7 +440,7 @@ void buildFusion(ArrayRef<Operation*> members, ir::FusionKind kind) {
   std::function<Value(Value)> materialize = [&](Value v) -> Value {
     if (Value mapped = map.lookupOrNull(v)) return mapped;
     Operation* def = v.getDefiningOp();
-    assert(def && (isLayoutOp(def) || splatValue(v)) && "unmapped fusion operand");
+    assert(def && (isLayoutOp(def) || isClonedScalar(v)) && "unmapped fusion operand");
     if (isLayoutOp(def)) materialize(def->getOperand(0));
     Operation* clone = b.clone(*def, map);
     return clone->getResult(0);
@@ -477,7 +477,7 @@ void eraseDeadOps(Block& block) {
   while (changed) {
     changed = false;
     for (Operation& op : llvm::make_early_inc_range(llvm::reverse(block)))
-      if (op.use_empty() && (isLayoutOp(&op) || isa<ir::ConstantOp>(op))) {
+      if (op.use_empty() && (isLayoutOp(&op) || isa<ir::ConstantOp, ir::SizeOp>(op))) {
         op.erase();
         changed = true;
       }
@@ -519,7 +519,7 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
       if (isa<ir::MatmulOp, ir::FusionOp, func::ReturnOp>(op))
         for (OpOperand& use : op.getOpOperands()) {
           LayoutChain chain = traceLayout(use.get());
-          if (!chain.linear || splatValue(chain.root)) materializeUse(use);
+          if (!chain.linear || isClonedScalar(chain.root)) materializeUse(use);
         }
 
     std::vector<SmallVector<Operation*>> groups = plan.groups();
@@ -543,10 +543,7 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
     if (!sortTopologically(&block)) return signalPassFailure();
     for (Operation& op : block)
       if (!isa<ir::FusionOp, ir::ConstantOp, ir::ReshapeOp, func::ReturnOp>(op)) {
-        if (isa<ir::SizeOp>(op))
-          op.emitOpError("(a size used as a number) is not compiled over dynamic dims yet");
-        else
-          op.emitOpError("was left outside every kernel by the fuser");
+        op.emitOpError("was left outside every kernel by the fuser");
         return signalPassFailure();
       }
   }

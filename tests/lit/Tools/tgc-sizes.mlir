@@ -1,6 +1,6 @@
 // A function with dynamic dims (issue 18: tg.symbols, #tg.sizes types, as TG_DUMP writes
 // NAME.symbolic.mlir) is compiled for its ranges where every kernel can be
-// (tgc-symbolic-plan.mlir); this one has a matmul and a tg.size, which cannot yet. `tgc --sizes` compiles it
+// (tgc-symbolic-plan.mlir); this one has an f32 matmul of B [K, N], which cannot yet. `tgc --sizes` compiles it
 // at given sizes (the module instantiated there: SymbolicTypes.h's instantiateModule), and
 // says what is missing.
 // RUN: tgc dump %s --stage=traced --sizes batch=3,seq=5 --arch=sm_90a | FileCheck %s
@@ -17,7 +17,7 @@
 // CHECK: tg.constant dense<5> : tensor<i32>
 // CHECK-NOT: tg.symbols
 // PLAN: plan @block for sm_90a
-// NOSIZES: 'tg.size' op (a size used as a number) is not compiled over dynamic dims yet
+// NOSIZES: tg-select-matmul: a matmul over dynamic dims that tg does not generate: only the wgmma path is generated over them
 // MISSING: error: sizes were given, but not for 'seq': give every symbol a size (tgc --sizes seq=N,...)
 // RANGE: error: batch = 65 is outside [1, 64]
 // UNKNOWN: error: a size is given for 'heads', which is not one of the function's tg.symbols

@@ -76,6 +76,9 @@ inline std::optional<int64_t> contiguousWindowOffset(const LayoutChain& chain) {
     if (!slice) return std::nullopt;
     llvm::ArrayRef<int64_t> shape = mlir::cast<mlir::RankedTensorType>(slice.getInput().getType()).getShape();
     llvm::ArrayRef<int64_t> starts = slice.getStarts(), limits = slice.getLimits(), steps = slice.getSteps();
+    // Over dynamic dims an extent or bound may be `?` (a size of the symbols): no number.
+    for (llvm::ArrayRef<int64_t> list : {shape, starts, limits, steps})
+      if (llvm::any_of(list, [](int64_t x) { return mlir::ShapedType::isDynamic(x); })) return std::nullopt;
     // Dims before the first partial one select one index each; dims after it are whole.
     bool partialSeen = false;
     int64_t stride = 1;
@@ -108,15 +111,21 @@ inline int64_t viewPart(int64_t elementOffset, int64_t elementBytes) {
 
 /// A copy kernel for the layout value `v`: an elementwise tg.fusion at `b`'s insertion point
 /// whose one input is the root of `v`'s layout chain and whose one result is `v`, the chain
-/// cloned inside. When the root is a splat constant the kernel has no input and the constant
-/// is cloned inside too: a fill kernel, so that a splat is never expanded on the host. The
+/// cloned inside. When the root is a splat constant (or a tg.size) the kernel has no input and
+/// it is cloned inside too: a fill kernel, so that a splat is never expanded on the host. The
 /// fuser materializes a layout value or splat that a matmul, a kernel or the function result
 /// needs in memory with it; tg-select-matmul, a K-major copy of a matmul operand.
+/// Whether `v` is the same everywhere and computed where it is read, with no memory: a splat
+/// constant, or over dynamic dims a size used as a number (tg.size). Kernels clone it.
+inline bool isClonedScalar(mlir::Value v) {
+  return static_cast<bool>(splatValue(v)) || static_cast<bool>(v.getDefiningOp<ir::SizeOp>());
+}
+
 inline ir::FusionOp buildLayoutCopy(mlir::OpBuilder& b, mlir::Value v) {
   mlir::OpBuilder::InsertionGuard guard(b);
   const mlir::Location loc = v.getDefiningOp()->getLoc();
   LayoutChain chain = traceLayout(v);
-  const bool fill = static_cast<bool>(splatValue(chain.root));
+  const bool fill = isClonedScalar(chain.root);
   auto fusion = ir::FusionOp::create(b, loc, mlir::TypeRange{v.getType()}, ir::FusionKind::elementwise,
                                      fill ? mlir::ValueRange{} : mlir::ValueRange{chain.root});
   mlir::Block* body = b.createBlock(&fusion.getBody());
