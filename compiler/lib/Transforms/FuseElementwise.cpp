@@ -495,13 +495,12 @@ struct TgFuseElementwisePass final : impl::TgFuseElementwiseBase<TgFuseElementwi
 
     // Cheap elementwise values read through a broadcast, transpose or slice are recomputed by
     // their readers rather than stored by a kernel of their own (RecomputeThroughLayouts.cpp).
-    // Over dynamic dims, only the first (iotas and concats are not generated there yet).
+    // Over dynamic dims, not the iotas (their axes through layouts are found with static
+    // extents).
     const bool symbolic = getOperation()->hasAttr(ir::kSymbolsAttr);
     if (fuse) recomputeThroughLayouts(block);
-    if (fuse && !symbolic) {
-      recomputeIotasThroughLayouts(block);
-      recomputeConcatOperands(block);
-    }
+    if (fuse && !symbolic) recomputeIotasThroughLayouts(block);
+    if (fuse) recomputeConcatOperands(block);
 
     FusionPlan plan(block, fuse, fuseReductions);
     std::vector<FusionPlan::Refusal> refused = plan.refusals();
