@@ -219,6 +219,16 @@ TEST(GpuDynamicDims, ReadsThroughLayoutsWithRunTimeExtentsAreRightAtEverySize) {
   }
 }
 
+/// bf16 results against a compile whose attention takes other kernels (the decode-sized ones
+/// at 16 query rows or fewer): 4 ulp of bf16.
+Tolerance otherAttentionKernels() {
+  Tolerance bf16;
+  bf16.dtypeUlps = 4;
+  bf16.abs = 2e-2;
+  bf16.rule = "bf16 results, other attention kernels: 4 ulp of bf16";
+  return bf16;
+}
+
 // A pre-norm transformer block (examples/graphs.h) compiled once for batch in [1, 16] x seq in
 // [1, 2048]: layer_norm, the projections (wgmma, with their small-tile variants), causal
 // flash attention over the heads split, the residual read through a reshape in the output
@@ -243,10 +253,7 @@ TEST(GpuDynamicDims, ATransformerBlockIsRightAtEverySize) {
     if (seq > 16) {
       EXPECT_TRUE(sameBits(got, want, why)) << why;
     } else {
-      Tolerance bf16;
-      bf16.dtypeUlps = 4;
-      bf16.abs = 2e-2;
-      bf16.rule = "bf16 results, other attention kernels: 4 ulp of bf16";
+      const Tolerance bf16 = otherAttentionKernels();
       compare(got.to(Device::CPU), want.to(Device::CPU), bf16);
     }
   }
@@ -296,10 +303,7 @@ TEST(GpuDynamicDims, ADecoderPrefillIsRightAtEveryPromptLength) {
       EXPECT_TRUE(sameBits(v1, v2, why)) << "values: " << why;
       EXPECT_TRUE(sameBits(n1, n2, why)) << "next token: " << why;
     } else {
-      Tolerance bf16;
-      bf16.dtypeUlps = 4;
-      bf16.abs = 2e-2;
-      bf16.rule = "bf16 results, other attention kernels: 4 ulp of bf16";
+      const Tolerance bf16 = otherAttentionKernels();
       compare(l1.to(Device::CPU), l2.to(Device::CPU), bf16);
       compare(k1.to(Device::CPU), k2.to(Device::CPU), bf16);
       compare(v1.to(Device::CPU), v2.to(Device::CPU), bf16);

@@ -424,6 +424,20 @@ func.func @heads(%x: !x) -> (!h, !x) attributes {tg.symbols = [#tg.symbol<"batch
   }
 }
 
+/// Where NVRTC is installed, every kernel of `plan` compiles (a failure shows its source).
+void expectEveryKernelCompiles(const tg::rt::Plan& plan) {
+  std::string why;
+  if (!tg::rt::nvrtcAvailable(&why)) return;
+  for (const tg::rt::KernelSource& k : plan.kernels) {
+    SCOPED_TRACE(k.name);
+    try {
+      EXPECT_FALSE(tg::rt::compileCuda(k.source, k.name + ".cu", plan.arch, tg::rt::defaultNvrtcOptions()).cubin.empty());
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what() << "\n--- source ---\n" << k.source;
+    }
+  }
+}
+
 // A pre-norm transformer block (examples/graphs.h: layer_norm, the q, k, v projection, causal
 // self-attention over heads split by transposes, the output projection with the residual, the
 // MLP) compiled once for batch in [1, 64] x seq in [1, 4096]: every kernel is generated over
@@ -464,16 +478,7 @@ TEST(SymbolicPlan, ATransformerBlockCompiledForARangeLaunchesAsAtEachSize) {
     for (const tg::rt::PlanTensorMap& m : l.tensorMaps) EXPECT_EQ(m.symbolicDims.size(), 3u);
   }
   EXPECT_EQ(flash, 1) << symbolic.str();
-  std::string why;
-  if (tg::rt::nvrtcAvailable(&why))
-    for (const tg::rt::KernelSource& k : symbolic.kernels) {
-      SCOPED_TRACE(k.name);
-      try {
-        EXPECT_FALSE(tg::rt::compileCuda(k.source, k.name + ".cu", symbolic.arch, tg::rt::defaultNvrtcOptions()).cubin.empty());
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << e.what() << "\n--- source ---\n" << k.source;
-      }
-    }
+  expectEveryKernelCompiles(symbolic);
   // (At 16 rows or fewer the static plan takes the decode-sized kernels; the range's plan keeps
   // the flash kernel, whose last tile masks the rows past the run's.)
   for (auto [batch, seq] : SizeList{{2, 17}, {3, 129}, {5, 1000}, {64, 4096}, {7, 4093}, {2, 191}, {2, 193}}) {
@@ -529,16 +534,7 @@ TEST(SymbolicPlan, ADecoderPrefillCompiledForAPromptRangeGeneratesEveryKernel) {
   EXPECT_EQ(flash, c.layers) << plan.str();
   EXPECT_EQ(inPlace, 2 * c.layers) << plan.str();
   EXPECT_EQ(runTimeStart, 1) << plan.str();  // x[T - 1], the last row's copy
-  std::string why;
-  if (tg::rt::nvrtcAvailable(&why))
-    for (const tg::rt::KernelSource& k : plan.kernels) {
-      SCOPED_TRACE(k.name);
-      try {
-        EXPECT_FALSE(tg::rt::compileCuda(k.source, k.name + ".cu", plan.arch, tg::rt::defaultNvrtcOptions()).cubin.empty());
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << e.what() << "\n--- source ---\n" << k.source;
-      }
-    }
+  expectEveryKernelCompiles(plan);
   tg::rt::PlanSizes at;
   for (int64_t T : {2, 3, 17, 100, 511, 512}) {
     const std::vector<int64_t> values = {T};
