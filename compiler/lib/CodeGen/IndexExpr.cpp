@@ -7,6 +7,7 @@
 #include "tg/Dialect/LayoutChain.h"
 
 #include <cassert>
+#include <limits>
 
 namespace tg::codegen {
 
@@ -17,6 +18,20 @@ struct IndexExpr::Node {
   int64_t bound = 0; // exclusive upper bound
   std::shared_ptr<const Node> a, b;
 };
+
+namespace {
+
+/// Bounds saturate at kHugeBound: a larger bound is always sound (it only keeps a
+/// simplification from applying), and a variable whose bound is unknown (1 << 62) times a
+/// stride must not overflow.
+constexpr int64_t kHugeBound = std::numeric_limits<int64_t>::max() / 4;
+int64_t boundProduct(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) || r > kHugeBound ? kHugeBound : r;
+}
+int64_t boundSum(int64_t a, int64_t b) { return a > kHugeBound - b ? kHugeBound : a + b; }
+
+}  // namespace
 
 IndexExpr IndexExpr::var(const std::string& name, int64_t bound) {
   auto n = std::make_shared<Node>();
@@ -50,7 +65,7 @@ IndexExpr IndexExpr::operator/(int64_t d) const {
   n->kind = Node::Div;
   n->a = node_;
   n->value = d;
-  n->bound = (bound() + d - 1) / d;
+  n->bound = boundSum(bound(), d - 1) / d;
   return IndexExpr(n);
 }
 
@@ -75,7 +90,7 @@ IndexExpr IndexExpr::operator*(int64_t c) const {
   n->kind = Node::Mul;
   n->a = node_;
   n->value = c;
-  n->bound = (bound() - 1) * c + 1;
+  n->bound = boundSum(boundProduct(bound() - 1, c), 1);
   return IndexExpr(n);
 }
 
@@ -111,7 +126,7 @@ IndexExpr IndexExpr::operator*(const Extent& c) const {
   n->a = node_;
   n->name = c.name;
   n->value = c.value;
-  n->bound = (bound() - 1) * c.value + 1;
+  n->bound = boundSum(boundProduct(bound() - 1, c.value), 1);
   return IndexExpr(n);
 }
 
@@ -140,7 +155,7 @@ IndexExpr IndexExpr::operator+(const IndexExpr& other) const {
   n->kind = Node::Add;
   n->a = node_;
   n->b = other.node_;
-  n->bound = bound() + other.bound() - 1;
+  n->bound = boundSum(bound(), other.bound() - 1);
   return IndexExpr(n);
 }
 
