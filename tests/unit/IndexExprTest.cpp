@@ -298,6 +298,18 @@ TEST(IndexExpr, RandomLayoutChainsWithRunTimeExtentsReadTheElementsTheInterprete
   EXPECT_GT(runtimeDivisions, 100) << "too few chains divide by a run-time extent: the test would not see it";
 }
 
+// A variable of unknown bound (1 << 62, as over dynamic dims) times a stride, plus more: the
+// bounds saturate (no signed overflow, which UBSan caught in the sanitizer CI) and stay
+// above every value, so no division or remainder is simplified away.
+TEST(IndexExpr, HugeBoundsSaturateAndSimplifyNothingAway) {
+  const IndexExpr x = IndexExpr::var("x", int64_t(1) << 62);
+  const IndexExpr y = (x * 64 + x * 4096) * 1024;
+  EXPECT_GT(y.bound(), int64_t(1) << 62);
+  EXPECT_NE((y / 128).str("ull").find("/ 128ull"), std::string::npos) << (y / 128).str("ull");
+  EXPECT_NE((y % 1000).str("ull").find("% 1000ull"), std::string::npos) << (y % 1000).str("ull");
+  EXPECT_NE(((y / 128) / 1024).str("ull").find("x"), std::string::npos);
+}
+
 // Slices whose starts are sizes of the symbols (issue 18: the decoder's last row x[T - 1], a
 // window at the end): read through further layout ops over dynamic dims with run-time
 // extents and run-time starts (SizeArguments), at each size the element the interpreter

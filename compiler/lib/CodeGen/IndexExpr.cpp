@@ -21,10 +21,10 @@ struct IndexExpr::Node {
 
 namespace {
 
-/// Bounds saturate at kHugeBound: a larger bound is always sound (it only keeps a
-/// simplification from applying), and a variable whose bound is unknown (1 << 62) times a
-/// stride must not overflow.
-constexpr int64_t kHugeBound = std::numeric_limits<int64_t>::max() / 4;
+/// Bounds saturate at kHugeBound, above every bound a variable is given: a larger bound is
+/// always sound (it only keeps a simplification from applying), and a variable whose bound is
+/// unknown (1 << 62) times a stride must not overflow.
+constexpr int64_t kHugeBound = std::numeric_limits<int64_t>::max();
 int64_t boundProduct(int64_t a, int64_t b) {
   int64_t r = 0;
   return __builtin_mul_overflow(a, b, &r) || r > kHugeBound ? kHugeBound : r;
