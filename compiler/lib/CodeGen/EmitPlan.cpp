@@ -256,11 +256,16 @@ FailureOr<rt::Plan> emitPlan(func::FuncOp func, const CodeGenOptions& options) {
     auto name = fusion->getAttrOfType<StringAttr>(kKernelNameAttr);
     if (!name) return fusion.emitOpError("has no kernel name: run tg-assign-buffers first");
     FailureOr<KernelEmission> emission = failure();
-    // Over the symbols: symbolic operands or results, or a size used as a number inside
-    // (`pos + T` over static tensors).
+    // Over the symbols: symbolic operands or results, a size used as a number inside
+    // (`pos + T` over static tensors), or a slice whose bounds are sizes (a window at T of a
+    // static tensor: its `?` bounds are no numbers for the static emitters).
     bool overSymbols =
         llvm::any_of(fusion->getOperandTypes(), ir::isSymbolic) || llvm::any_of(fusion->getResultTypes(), ir::isSymbolic);
-    fusion.getBody().walk([&](ir::SizeOp) { overSymbols = true; });
+    fusion.getBody().walk([&](Operation* op) {
+      auto slice = dyn_cast<ir::SliceOp>(op);
+      if (isa<ir::SizeOp>(op) || (slice && (slice.getSymStarts() || slice.getSymLimits() || slice.getSymSteps())))
+        overSymbols = true;
+    });
     if (overSymbols) {
       // Over dynamic dims: elementwise (transposes as elementwise copies; gathers, concats
       // and updates at run-time extents), in-place updates, row, (wgmma) matmul and

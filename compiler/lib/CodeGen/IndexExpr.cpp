@@ -29,7 +29,10 @@ int64_t boundProduct(int64_t a, int64_t b) {
   int64_t r = 0;
   return __builtin_mul_overflow(a, b, &r) || r > kHugeBound ? kHugeBound : r;
 }
-int64_t boundSum(int64_t a, int64_t b) { return a > kHugeBound - b ? kHugeBound : a + b; }
+int64_t boundSum(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? kHugeBound : r;
+}
 
 }  // namespace
 
@@ -280,10 +283,14 @@ std::string iotaOperand(mlir::Operation* iota, const DimIndices& idx, const std:
 
 bool staticIndexable(mlir::Value value) {
   LayoutChain chain = traceLayout(value);
-  for (mlir::Operation* op : chain.ops)
+  for (mlir::Operation* op : chain.ops) {
     if (!mlir::isa<ir::BroadcastOp>(op) &&
         (ir::isSymbolic(op->getOperand(0).getType()) || ir::isSymbolic(op->getResult(0).getType())))
       return false;
+    // A slice whose bounds are sizes (a window at T of a static tensor): `?` is no number.
+    if (auto slice = mlir::dyn_cast<ir::SliceOp>(op))
+      if (slice.getSymStarts() || slice.getSymLimits() || slice.getSymSteps()) return false;
+  }
   auto rootType = mlir::cast<mlir::RankedTensorType>(chain.root.getType());
   for (int64_t d = 1; d < rootType.getRank(); ++d)
     if (mlir::ShapedType::isDynamic(rootType.getDimSize(d))) return false;

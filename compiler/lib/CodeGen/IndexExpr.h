@@ -86,7 +86,8 @@ inline constexpr const char* kUnknownIndex = "__run_time_extent";
 
 /// Over dynamic dims: whether a read of `value` through its layout chain can use the index
 /// arithmetic of static shapes: every op of the chain a broadcast or between static types
-/// (reshapes, transposes and slices of symbolic types need run-time extents), and every dim of
+/// (reshapes, transposes and slices of symbolic types, and slices whose bounds are sizes, need
+/// run-time extents or starts), and every dim of
 /// the root after its first static (its strides are numbers).
 bool staticIndexable(mlir::Value value);
 
