@@ -96,6 +96,9 @@ __device__ __forceinline__ void tg_flash_pv(float (&o)[TG_D / 2], const unsigned
 extern "C" __global__ void __launch_bounds__(128 * (TG_CONSUMERS + 1), 1)
     TG_NAME(const TgBody body, const __grid_constant__ TgFlashMaps maps) {
   TG_GRID_PROLOGUE();
+  // Over dynamic dims a replay may keep a larger grid than the sizes need (keepCoveringGrids
+  // in PlanSizes.h): the blocks past the work return (no barrier is shared between CTAs).
+  if ((long long)blockIdx.x >= body.tilesM() * body.batches()) return;
   extern __shared__ unsigned char tg_dynamic_smem[];
   const unsigned base = (tg_smem_addr(tg_dynamic_smem) + 1023u) & ~1023u;  // the swizzle's alignment
   const unsigned qBase = base, kBase = qBase + kTgQBytes, vBase = kBase + TG_STAGES * kTgKStageBytes;

@@ -54,7 +54,10 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
 /// covers the new work and is at most `slack` times what the new sizes need. A CUDA graph node
 /// whose grid changes costs several times the host time of one whose parameters alone do
 /// (RESULTS.md, 2026-12-07), and every kernel over dynamic dims loops by its grid or returns
-/// past its work, so the extra blocks only return.
+/// past its work, so the extra blocks only return. (A template that maps blockIdx to a tile
+/// must return for blocks past its work, as attention_flash.cuh does: an extra block there
+/// once computed a negative row tile and read before q; GpuFlashAttention's sizes shrink
+/// within the slack to catch that.)
 void keepCoveringGrids(const Plan& plan, const PlanSizes& previous, PlanSizes& next, uint32_t slack = 4);
 
 }  // namespace tg::rt
