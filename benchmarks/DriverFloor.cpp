@@ -106,6 +106,32 @@ bool measureDriverFloor(int iterations, DriverFloor& out, std::string& error) {
     note(d.cuStreamSynchronize(stream));
     good = ok(failed, "a timed driver call");
   }
+  // The 8-node chain.
+  constexpr int kChain = 8;
+  CUgraph chain = nullptr;
+  CUgraphExec chainExec = nullptr;
+  CUgraphNode nodes[kChain] = {};
+  good = good && ok(d.cuGraphCreate(&chain, 0), "cuGraphCreate");
+  for (int k = 0; good && k < kChain; ++k)
+    good = ok(d.cuGraphAddKernelNode(&nodes[k], chain, k ? &nodes[k - 1] : nullptr, k ? 1 : 0, &p), "cuGraphAddKernelNode");
+  good = good && ok(d.cuGraphInstantiate(&chainExec, chain, 0), "cuGraphInstantiate");
+  if (good) {
+    auto updateAndLaunch = [&](int i, bool grids) {
+      arg = 256 * static_cast<CUdeviceptr>(i % 2 + 1);
+      p.gridDimX = grids ? static_cast<unsigned>(i % 2 + 1) : 1;
+      for (CUgraphNode n : nodes) note(d.cuGraphExecKernelNodeSetParams(chainExec, n, &p));
+      note(d.cuGraphLaunch(chainExec, stream));
+    };
+    for (int warm = 0; warm < 10; ++warm) updateAndLaunch(warm, true);
+    note(d.cuStreamSynchronize(stream));
+    out.chain8NewParamsUs = medianHostUs(iterations, [&](int i) { updateAndLaunch(i, false); });
+    note(d.cuStreamSynchronize(stream));
+    out.chain8NewGridsUs = medianHostUs(iterations, [&](int i) { updateAndLaunch(i, true); });
+    note(d.cuStreamSynchronize(stream));
+    good = ok(failed, "a timed driver call");
+  }
+  if (chainExec) d.cuGraphExecDestroy(chainExec);
+  if (chain) d.cuGraphDestroy(chain);
   if (exec) d.cuGraphExecDestroy(exec);
   if (graph) d.cuGraphDestroy(graph);
   if (module) d.cuModuleUnload(module);

@@ -17,6 +17,12 @@ struct DriverFloor {
   double nodeSetParamsUs = 0;   ///< cuGraphExecKernelNodeSetParams of that node (new pointer)
   double allocFreeUs = 0;       ///< cuMemAllocAsync + cuMemFreeAsync of 4 KiB
   double launchKernelUs = 0;    ///< cuLaunchKernel of an empty kernel
+  /// A chain of 8 empty kernels as one graph: cuGraphLaunch after every node's parameters
+  /// changed (a new pointer each), and after every node's grid changed too (1 or 2 blocks in
+  /// turn), the updates and the launch timed together: what a call at new sizes costs the
+  /// driver (a plan over dynamic dims updates each node whose sizes or grid moved).
+  double chain8NewParamsUs = 0;
+  double chain8NewGridsUs = 0;
 };
 
 /// Measures the floor on tg's GPU (tg::cuda_available() must be true). Returns false and sets

@@ -33,7 +33,8 @@
 //   host_per_call/driver_floor
 //                             the bare driver calls on the same host (DriverFloor.h): counters
 //                             graph_launch_us (its median_us), node_set_params_us,
-//                             alloc_free_us, launch_kernel_us.
+//                             alloc_free_us, launch_kernel_us, chain8_new_params_us and
+//                             chain8_new_grids_us (8 node updates and the launch).
 //   chain32/<fused|unfused>/<graph|direct>
 //                             device time per call, calls queued back to back (Timing.h),
 //                             three input sets in rotation: every call updates parameters.
@@ -333,6 +334,8 @@ void BM_DriverFloor(benchmark::State& state) {
     state.counters["node_set_params_us"] = floor.nodeSetParamsUs;
     state.counters["alloc_free_us"] = floor.allocFreeUs;
     state.counters["launch_kernel_us"] = floor.launchKernelUs;
+    state.counters["chain8_new_params_us"] = floor.chain8NewParamsUs;
+    state.counters["chain8_new_grids_us"] = floor.chain8NewGridsUs;
   }
 }
 

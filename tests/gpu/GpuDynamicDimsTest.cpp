@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -265,8 +266,11 @@ TEST(GpuDynamicDims, ATransformerBlockIsRightAtEverySize) {
 // of 1..512 tokens, the caches donated: the embedding gather, rotary concats, in-place cache
 // updates at a device position, flash attention over the cache, x[T - 1] and pos + T all over
 // T. At each prompt length the logits, the caches and the next position equal the function
-// compiled for that length (bit for bit above 8 tokens, where that compile takes the flash
-// kernel too; within bf16 rounding below), with one compile for the lengths from 2.
+// compiled for that length: bit for bit above 16 tokens, where that compile takes the same
+// kernels; below, it takes skinny matmuls and decode-sized attention, which sum in another
+// order, so the two differ by bf16 roundings compounded over two layers (on the H100: 1 ulp
+// in the keys at 9 tokens, 0.8% norm-wise and 0.033 at worst in logits of about 1 at 5).
+// One compile serves the lengths from 2.
 TEST(GpuDynamicDims, ADecoderPrefillIsRightAtEveryPromptLength) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   const tg_llama::Config c{2, 256, 4, 2, 512, 1000, 512, 64};
@@ -297,16 +301,24 @@ TEST(GpuDynamicDims, ADecoderPrefillIsRightAtEveryPromptLength) {
     auto [n2, p2, k2, v2, l2] = exact(tokens, pos, kc2, vc2);
     std::string why;
     EXPECT_TRUE(sameBits(p1, p2, why)) << "pos + T: " << why;
-    if (T > 8) {
+    if (T > 16) {
       EXPECT_TRUE(sameBits(l1, l2, why)) << "logits: " << why;
       EXPECT_TRUE(sameBits(k1, k2, why)) << "keys: " << why;
       EXPECT_TRUE(sameBits(v1, v2, why)) << "values: " << why;
       EXPECT_TRUE(sameBits(n1, n2, why)) << "next token: " << why;
     } else {
+      // The caches: one projection and rope from the same inputs (a few bf16 roundings).
       const Tolerance bf16 = otherAttentionKernels();
-      compare(l1.to(Device::CPU), l2.to(Device::CPU), bf16);
       compare(k1.to(Device::CPU), k2.to(Device::CPU), bf16);
       compare(v1.to(Device::CPU), v2.to(Device::CPU), bf16);
+      // The logits: two layers of those differences, each through a residual add, norms and
+      // the head. Element-wise 8 bf16 epsilons (2^-8) of the largest logit, 4 norm-wise.
+      const Tensor want = l2.to(Device::CPU);
+      Tolerance logits;
+      logits.abs = 8 * std::ldexp(1.0, -8) * maxAbs(want);
+      logits.norm = 4 * std::ldexp(1.0, -8);
+      logits.rule = "bf16 logits after two layers summed in other orders: 8 eps of max |logit|, 4 eps norm-wise";
+      compare(l1.to(Device::CPU), want, logits);
     }
   }
   tg::JitReport r = dynamic.report();
