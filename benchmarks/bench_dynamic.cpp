@@ -20,7 +20,8 @@
 // dynamic/prefill/<T>/<static|dynamic>: the decoder's forward pass (examples/llama_model.h,
 // the example's 12-layer configuration: dim 2048, 16 query heads on 4 key/value heads of 128,
 // a cache of 640 positions) over a prompt of T tokens, the caches donated and fed back, compiled
-// for T or once for T in [1, 512]; median_us per prefill (a CUDA graph replay).
+// for T or once for T in [1, 512]; median_us per prefill (a CUDA graph replay). With
+// TG_BENCH_PROFILE=1, each kernel's device time per prefill goes to stderr.
 // dynamic/heads_split/bf16/<B>x<S>x1024/<static|dynamic>: x [B, S, 1024] as [B, 16, S, 64],
 // scaled (an elementwise copy through a reshape and a transpose; over dynamic B and S its index
 // arithmetic divides by run-time extents): GB/s and roofline_pct against the copy.
@@ -31,6 +32,8 @@
 #include "llama_model.h"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace {
@@ -83,6 +86,8 @@ void BM_Prefill(benchmark::State& state, int64_t T, bool dynamic) {
   tg::JitOptions options;
   options.donate = {2, 3};
   if (dynamic) options.dynamic = {{0, 0, tg::Dim("T", 1, 512)}};
+  const char* profile = std::getenv("TG_BENCH_PROFILE");
+  options.profile = profile && *profile == '1';
   auto f = tg::jit([&model](const tg::Tensor& tokens, const tg::Tensor& pos, const tg::Tensor& kc,
                             const tg::Tensor& vc) { return tg_llama::forward(model, tokens, pos, kc, vc); },
                    options);
@@ -99,6 +104,14 @@ void BM_Prefill(benchmark::State& state, int64_t T, bool dynamic) {
     benchmark::DoNotOptimize(logits);
   };
   for (auto _ : state) tgbench::report(state, tgbench::medianUs(call), 0.0);
+  if (options.profile) {  // TG_BENCH_PROFILE=1: each kernel's device time per prefill, to stderr
+    for (int i = 0; i < 20; ++i) call(i);
+    tg::synchronize();
+    for (const tg::JitReport::Graph& g : f.report().graphs)
+      for (const tg::JitReport::Graph::KernelTime& t : g.profile)
+        std::fprintf(stderr, "prefill %lld %s: %8.1f us  %zu x %s | %s\n", static_cast<long long>(T),
+                     dynamic ? "dynamic" : "static", t.usPerRun, t.launches, t.kernel.c_str(), t.what.c_str());
+  }
 }
 
 enum class SweepCase { mlp, layer_norm, chain8 };

@@ -85,6 +85,34 @@ TEST(PlanSizes, ASmallerSizeKeepsAGridThatStillCoversIt) {
   EXPECT_EQ(after.dims[0].grid[0], 500u);
 }
 
+// Grid classes: a symbolic grid rounds up to a power of two, within its cap and never below
+// what the sizes need; fixed grids stay as they are.
+TEST(PlanSizes, SymbolicGridsRoundUpToAPowerOfTwoWithinTheirCap) {
+  Plan p = symbolicPlan();
+  p.launches[2].symbolicGrid.clear();
+  p.launches[2].dims.grid[0] = 7;
+  PlanSizes s;
+  evaluatePlanSizes(p, std::vector<int64_t>{2, 1000}, s);  // 125 blocks
+  ASSERT_EQ(s.dims[0].grid[0], 125u);
+  roundGridsUp(p, s);
+  EXPECT_EQ(s.dims[0].grid[0], 128u);
+  EXPECT_EQ(s.dims[0].grid[1], 2u);  // (only x)
+  EXPECT_EQ(s.dims[2].grid[0], 7u);
+  evaluatePlanSizes(p, std::vector<int64_t>{4, 1000}, s);  // 250
+  roundGridsUp(p, s);
+  EXPECT_EQ(s.dims[0].grid[0], 256u);
+  evaluatePlanSizes(p, std::vector<int64_t>{4, 1024}, s);  // 256: a power of two already
+  roundGridsUp(p, s);
+  EXPECT_EQ(s.dims[0].grid[0], 256u);
+  p.launches[0].symbolicGrid[0].cap = 200;  // capped: 250 -> 200, never rounded past the cap
+  evaluatePlanSizes(p, std::vector<int64_t>{4, 1000}, s);
+  roundGridsUp(p, s);
+  EXPECT_EQ(s.dims[0].grid[0], 200u);
+  evaluatePlanSizes(p, std::vector<int64_t>{2, 1000}, s);  // 125 -> 128 is within it
+  roundGridsUp(p, s);
+  EXPECT_EQ(s.dims[0].grid[0], 128u);
+}
+
 // A persistent matmul's grid and its TMA maps over dynamic rows: ceil(M / 128) tile rows times
 // 4 tile columns times the batch, at most 132 CTAs in balanced rounds (as EmitMatmulWgmma
 // computes a static grid), and the maps' rows and batch strides at the sizes.

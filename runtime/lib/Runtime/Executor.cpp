@@ -120,6 +120,7 @@ void Executor::resize(std::span<const int64_t> values) {
   // Into the spare, then swapped: a refused run changes nothing, and the storage of both is
   // reused (no allocation for the vectors once each has been filled).
   evaluatePlanSizes(plan_, values, spareSizes_);
+  roundGridsUp(plan_, spareSizes_);  // fewer grid changes for a CUDA graph's nodes (PlanSizes.h)
   if (sizeChanges_ > 0) keepCoveringGrids(plan_, sizes_, spareSizes_);
   std::swap(sizes_, spareSizes_);
   const bool first = sizeChanges_ == 0;

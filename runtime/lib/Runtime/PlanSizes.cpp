@@ -5,6 +5,7 @@
 #include "tg/Support/Error.h"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 namespace tg::rt {
@@ -162,6 +163,18 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
     const PlanBuffer& b = plan.buffers[i];
     if (b.kind == PlanBuffer::Kind::Output) out.deviceBytes += out.bufferBytes[i];
     if (b.kind == PlanBuffer::Kind::Constant) out.deviceBytes += b.data.size();
+  }
+}
+
+void roundGridsUp(const Plan& plan, PlanSizes& sizes) {
+  if (sizes.dims.size() != plan.launches.size()) return;
+  for (size_t l = 0; l < plan.launches.size(); ++l) {
+    const PlanLaunch& launch = chosenLaunch(plan, sizes, l);
+    if (launch.symbolicGrid.empty()) continue;
+    const uint64_t needs = sizes.dims[l].grid[0];
+    const uint64_t cap = static_cast<uint64_t>(std::clamp<int64_t>(launch.symbolicGrid[0].cap, 1, (int64_t(1) << 31) - 1));
+    const uint64_t rounded = std::max(needs, std::min(std::bit_ceil(needs), cap));
+    sizes.dims[l].grid[0] = static_cast<uint32_t>(rounded);
   }
 }
 
