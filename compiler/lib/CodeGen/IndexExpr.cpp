@@ -189,8 +189,13 @@ std::string IndexExpr::str(const std::string& suffix) const {
   switch (n.kind) {
     case Node::Var: return n.name;
     case Node::Const: return lit(n.value);
-    case Node::Div: return "(" + operand(n.a) + " / " + lit(n.value) + ")";
-    case Node::Mod: return "(" + operand(n.a) + " % " + lit(n.value) + ")";
+    // A 32-bit index divided by a run-time extent: the prelude's multiply-high division.
+    case Node::Div:
+      if (suffix == "u" && !n.name.empty()) return "tg_udiv(" + IndexExpr(n.a).str(suffix) + ", " + lit(n.value) + ")";
+      return "(" + operand(n.a) + " / " + lit(n.value) + ")";
+    case Node::Mod:
+      if (suffix == "u" && !n.name.empty()) return "tg_umod(" + IndexExpr(n.a).str(suffix) + ", " + lit(n.value) + ")";
+      return "(" + operand(n.a) + " % " + lit(n.value) + ")";
     case Node::Mul: return operand(n.a) + " * " + lit(n.value);
     case Node::Add: return IndexExpr(n.a).str(suffix) + " + " + IndexExpr(n.b).str(suffix);
   }

@@ -19,7 +19,7 @@
 // CHECK: long long numel_;
 // CHECK-NEXT: long long z0_;
 // CHECK: (long long)s > (long long)(32 - z0_)
-// CHECK: out0[((j / 64u) / (unsigned)z0_) * 2048u + (((j / 64u) % (unsigned)z0_) + start) * 64u + (j % 64u)] = in1[j];
+// CHECK: out0[tg_udiv((j / 64u), (unsigned)z0_) * 2048u + (tg_umod((j / 64u), (unsigned)z0_) + start) * 64u + (j % 64u)] = in1[j];
 // The last row: a copy from row T - 1.
 // CHECK-LABEL: elementwise: 0 op(s), 1 input(s), 1 output(s), 64 elements
 // CHECK: in0[1u * (unsigned)z1_ * 64u + i]

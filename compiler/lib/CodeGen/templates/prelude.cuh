@@ -134,6 +134,19 @@ __device__ __forceinline__ float tg_addf(float a, float b) { return a + b; }
 __device__ __forceinline__ float tg_mulf(float a, float b) { return a * b; }
 __device__ __forceinline__ int tg_imax(int a, int b) { return a > b ? a : b; }
 __device__ __forceinline__ int tg_imin(int a, int b) { return a < b ? a : b; }
+// 32-bit index division by a run-time extent (a size argument: IndexExpr::str): Granlund and
+// Montgomery's round-up multiplier (PLDI 1994, fig. 4.1), exact for every dividend and divisor
+// >= 1. The multiplier depends on the divisor alone, a kernel parameter, so it is computed once
+// and each division is a multiply-high, two shifts and two adds, where the division instruction
+// sequence is about 20 (a heads split over dynamic dims divides by the sequence length several
+// times an element).
+__device__ __forceinline__ unsigned tg_udiv(unsigned n, unsigned d) {
+  const unsigned l = 32u - __clz(d - 1u);  // ceil(log2 d)
+  const unsigned m = (unsigned)((((unsigned long long)((1ull << l) - d)) << 32) / d) + 1u;
+  const unsigned t = __umulhi(m, n);
+  return (t + ((n - t) >> (l < 1u ? l : 1u))) >> (l > 1u ? l - 1u : 0u);
+}
+__device__ __forceinline__ unsigned tg_umod(unsigned n, unsigned d) { return n - tg_udiv(n, d) * d; }
 __device__ __forceinline__ int tg_iadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
 __device__ __forceinline__ int tg_isub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
 __device__ __forceinline__ int tg_imul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
