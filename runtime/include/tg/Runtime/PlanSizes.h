@@ -52,7 +52,7 @@ void evaluatePlanSizes(const Plan& plan, std::span<const int64_t> values, PlanSi
 /// (what its sizes need rounded up; never more than its cap, nor fewer than it needs), so that
 /// sizes in one class share a grid. Changing a CUDA graph node's grid costs the driver about
 /// 1.4 us of host time where new parameters alone cost 0.2 (8 nodes and the launch: 14.1 vs
-/// 3.0 us on the H100, RESULTS.md 2026-12-08); the extra blocks return or share the work of
+/// 3.0 us on the H100, RESULTS.md 2026-12-07 23:35); the extra blocks return or share the work of
 /// grid-stride loops (keepCoveringGrids says which kernels may take them).
 void roundGridsUp(const Plan& plan, PlanSizes& sizes);
 
