@@ -355,7 +355,9 @@ Entry* JitCore::compileForSizes(const Signature& sig, TraceRef fn, const Loc& si
     sizes += (i ? ", " : "") + s.dynamic.symbols()[i].name + " = " + std::to_string(values[i]);
   std::string line = "at " + sizes + " (" + std::to_string(inferred.traces) + " traces): ";
   if (!inferred.trace) {
-    s.report.symbolicSizes.push_back(line + "no symbolic sizes: " + inferred.whyNot);
+    s.report.symbolicSizes.push_back(line + "no symbolic sizes: " + inferred.whyNot +
+                                     (inferred.graphBreak ? "; its segments are fitted from the calls instead" : ""));
+    s.dynamicBreaks = inferred.graphBreak;
     return nullptr;
   }
   const SymbolicTrace& st = *inferred.trace;
@@ -438,7 +440,7 @@ void JitCore::checkSizes(Entry& variant, std::span<const Tensor* const> args, Tr
 
 void JitCore::warnIfPastRecompileLimit() {
   State& s = *state_;
-  const size_t compiled = s.entries.size() + s.symbolicEntries.size();
+  const size_t compiled = s.dynamicBreaks ? s.report.recompiles.size() + 1 : s.entries.size() + s.symbolicEntries.size();
   if (static_cast<int>(compiled) <= s.options.recompile_limit || s.report.recompileLimitExceeded) return;
   s.report.recompileLimitExceeded = true;
   std::fprintf(stderr,
@@ -511,7 +513,7 @@ void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> re
     }
   }
 
-  if (!entry && !s.dynamic.empty()) {
+  if (!entry && !s.dynamic.empty() && !s.dynamicBreaks) {
     if (Entry* variant = compileForSizes(computed, fn, site)) {
       warnIfPastRecompileLimit();
       s.last = variant;
@@ -520,7 +522,16 @@ void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> re
       return;
     }
   }
-  if (!entry) {
+  std::vector<int64_t> symbolValues;
+  if (s.dynamicBreaks && (!entry || entry == s.segmentedEntry.get())) {
+    // Every signature runs the lambda: one entry, its signature this call's; the segments'
+    // compiles are the recompiles.
+    if (!s.segmentedEntry) s.segmentedEntry = std::make_unique<Entry>();
+    entry = s.segmentedEntry.get();
+    computed = signatureOf(args, s.definedAt);
+    entry->signature = computed;
+    symbolValues = s.dynamic.valuesOf(computed.types, SourceLoc::from(site));
+  } else if (!entry) {
     if (!s.entries.empty()) s.report.recompiles.push_back(recompileReason(s.entries, computed));
     auto created = std::make_unique<Entry>();
     created->signature = computed;
@@ -533,15 +544,26 @@ void JitCore::dispatch(std::span<const Tensor* const> args, std::span<Tensor> re
   inputs.reserve(args.size());
   for (const Tensor* t : args) inputs.push_back(*t);
   const uint64_t missesBefore = s.graphs.misses();
-  SegmentedResult r = runSegmented(s, inputs, entry->signature, fn);
+  SegmentedResult r = runSegmented(s, inputs, entry->signature, fn, symbolValues);
   if (!captureChange.empty() && s.graphs.misses() != missesBefore)
     s.report.recompiles.push_back(captureChange);
+  if (entry == s.segmentedEntry.get() && s.graphs.misses() != missesBefore && s.report.calls > 1) {
+    std::string sizes;
+    for (size_t i = 0; i < symbolValues.size(); ++i)
+      sizes += (i ? ", " : "") + s.dynamic.symbols()[i].name + " = " + std::to_string(symbolValues[i]);
+    s.report.recompiles.push_back("sizes " + sizes + ": " + std::to_string(s.graphs.misses() - missesBefore) +
+                                  " graph segment(s) compiled for them (no segment compiled once for the "
+                                  "ranges serves them yet)");
+    warnIfPastRecompileLimit();
+  }
   if (r.outputs.size() != results.size())
     throw Error("internal error: jit '" + s.name + "' produced " +
                 std::to_string(r.outputs.size()) + " results for " +
                 std::to_string(results.size()) + " expected");
   for (size_t i = 0; i < r.outputs.size(); ++i) results[i] = std::move(r.outputs[i]);
-  if (r.broke || !r.only) return;
+  // (The entry of a function with breaks over dynamic dims serves every signature: it never
+  // replays, even a call that did not break.)
+  if (r.broke || !r.only || entry == s.segmentedEntry.get()) return;
   r.only->info.captures = describeCaptures(r, fn);
   // Replays must be able to tell when a captured variable changes: a tensor read through a
   // temporary (a copy the lambda made and dropped) has no variable left to watch, so such a

@@ -7,8 +7,16 @@
 // continues in a new segment that captures those tensors as inputs. Under fullgraph the first
 // break throws tg::GraphBreakError instead.
 //
+// With dynamic dims, each segment's sizes are fitted from the calls that traced it
+// (SegmentFit.h): once a fit holds, the segment compiles once for the ranges, and each later
+// call whose trace the fit gives at its sizes runs that graph; other calls compile (or find)
+// the segment for their own sizes.
+//
 //===----------------------------------------------------------------------===//
 #include "tg/Frontend/JitState.h"
+#include "tg/Frontend/SegmentFit.h"
+
+#include <algorithm>
 
 namespace tg::detail {
 
@@ -27,8 +35,9 @@ void become(TensorImpl& impl, const Tensor& value) {
 
 class SegmentedRun : public BreakHandler {
  public:
-  SegmentedRun(JitState& state, const std::vector<Tensor>& args, const Signature& signature)
-      : state_(state), args_(args), device_(signature.device) {
+  SegmentedRun(JitState& state, const std::vector<Tensor>& args, const Signature& signature,
+               std::span<const int64_t> symbolValues)
+      : state_(state), args_(args), device_(signature.device), values_(symbolValues.begin(), symbolValues.end()) {
     tracer_ = std::make_shared<Tracer>(args.size());
     for (size_t i = 0; i < args.size(); ++i)
       symbolicArgs_.push_back(tracer_->addArgument(tracer_, i, signature.types[i], device_));
@@ -99,13 +108,105 @@ class SegmentedRun : public BreakHandler {
     tracer_->setOutputs(outputs);
     tracer_->finish();
     const Trace& trace = tracer_->trace();
-    CompiledGraph& graph = state_.graphs.get(trace, device_);
-    ++graph.info.runs;
-    if (graphOut) *graphOut = &graph;
     std::vector<Tensor> inputs;
     if (segment_ == 0) inputs = args_;
     inputs.insert(inputs.end(), trace.captures.begin(), trace.captures.end());
+    if (CompiledGraph* fitted = values_.empty() ? nullptr : fittedSegment(trace)) {
+      ++fitted->info.runs;
+      if (graphOut) *graphOut = fitted;
+      std::vector<const Tensor*> pointers;
+      pointers.reserve(inputs.size());
+      for (const Tensor& t : inputs) pointers.push_back(&t);
+      std::vector<Tensor> results(fitted->program->numResults());
+      fitted->program->execute({pointers, {}}, results, /*replay=*/false, values_);
+      return results;
+    }
+    CompiledGraph& graph = state_.graphs.get(trace, device_);
+    ++graph.info.runs;
+    if (graphOut) *graphOut = &graph;
     return graph.program->run(inputs);
+  }
+
+  /// The graph compiled once for the ranges whose fit gives `trace` at this call's sizes:
+  /// found, or fitted from this segment's samples (this call's added) and compiled; null when
+  /// there is none yet.
+  CompiledGraph* fittedSegment(const Trace& trace) {
+    const TraceSizes sizes = traceSizes(trace);
+    // The symbols at a size of 1 are held there (a size of 1 broadcasts where larger ones do
+    // not), so they key the segment with its structure.
+    std::string held;
+    for (int64_t v : values_) held += v < 2 ? std::to_string(v) + "," : std::string("?,");
+    ObservedSegment& seg = state_.segments[held + "|" + sizes.structure];
+    for (const ObservedSegment::Fit& fit : seg.fits) {
+      const SymbolicTrace& st = *fit.trace;
+      bool holds = st.slots.size() == sizes.slots.size();
+      for (size_t s = 0; holds && s < values_.size(); ++s)
+        holds = values_[s] >= st.min[s] && values_[s] <= st.max[s];
+      for (size_t k = 0; holds && k < sizes.slots.size(); ++k) {
+        const std::optional<int64_t> v = st.slots[k].evaluate(values_);
+        holds = v && *v == sizes.slots[k];
+      }
+      if (holds) return fit.graph;
+    }
+    if (seg.gaveUp) return nullptr;
+    bool seen = false;
+    for (const std::vector<int64_t>& v : seg.values) seen = seen || v == values_;
+    if (seen) return nullptr;  // these sizes fit nothing compiled: this call compiles for them
+    seg.values.push_back(values_);
+    seg.slots.push_back(sizes.slots);
+    // The symbols the samples vary (from 2); the others are held at their one size.
+    std::vector<int> varied;
+    for (size_t s = 0; s < values_.size(); ++s) {
+      bool varies = false;
+      for (const std::vector<int64_t>& v : seg.values) varies = varies || v[s] != values_[s];
+      if (varies && values_[s] >= 2) varied.push_back(static_cast<int>(s));
+    }
+    const std::string what = "graph segment " + std::to_string(segment_) + " (" + std::to_string(trace.nodes.size()) +
+                             " nodes, after " + std::to_string(seg.values.size()) + " sizes): ";
+    std::string whyNot;
+    std::optional<std::vector<SizeExpr>> fitted;
+    if (varied.empty())
+      whyNot = "no dim varied yet";
+    else if (varied.size() > 4)
+      whyNot = "more than 4 dims vary";
+    else
+      fitted = fitObservedSizes(seg.values, seg.slots, varied, whyNot);
+    if (!fitted) {
+      if (seg.values.size() >= ObservedSegment::kSamples) {
+        seg.gaveUp = true;
+        state_.report.symbolicSizes.push_back(what + "compiled for each size: " + whyNot);
+      }
+      return nullptr;
+    }
+    const std::vector<DynamicDims::Symbol>& symbols = state_.dynamic.symbols();
+    std::vector<int64_t> min, max;
+    std::vector<bool> fixed;
+    for (size_t s = 0; s < values_.size(); ++s) {
+      const bool isVaried = std::find(varied.begin(), varied.end(), static_cast<int>(s)) != varied.end();
+      fixed.push_back(!isVaried);
+      min.push_back(isVaried ? std::max<int64_t>(symbols[s].min, 2) : values_[s]);
+      max.push_back(isVaried ? symbols[s].max : values_[s]);
+    }
+    SymbolicTrace fit = symbolicTraceOf(trace, std::move(*fitted), state_.dynamic.names(), min, max, fixed,
+                                        std::vector<int>(values_.size(), -1));
+    // Kept for the function's life: not this call's tensors (each run gets its call's).
+    for (Tensor& c : fit.trace.captures) c = Tensor();
+    fit.trace.captureSources.clear();
+    auto st = std::make_shared<const SymbolicTrace>(std::move(fit));
+    std::string variant = "segment " + held;
+    for (size_t s = 0; s < values_.size(); ++s) variant += fixed[s] ? std::to_string(values_[s]) + "," : std::string("?,");
+    try {
+      CompiledGraph& graph = state_.graphs.getSymbolic(*st, device_, variant);
+      seg.fits.push_back({st, &graph});
+      state_.report.symbolicSizes.push_back(what + "compiled once for every size in the ranges (graph " +
+                                            std::to_string(graph.info.index) + ")\n" + st->str(/*maxNodes=*/8));
+      return &graph;
+    } catch (const Error& e) {
+      seg.gaveUp = true;
+      state_.report.symbolicSizes.push_back(what + "not compiled for the ranges (compiled for each size instead): " +
+                                            e.message());
+      return nullptr;
+    }
   }
 
   JitState& state_;
@@ -115,13 +216,14 @@ class SegmentedRun : public BreakHandler {
   std::vector<Tensor> symbolicArgs_;
   Tracer* previous_ = nullptr;
   int segment_ = 0;
+  std::vector<int64_t> values_;
 };
 
 }  // namespace
 
 SegmentedResult runSegmented(JitState& state, const std::vector<Tensor>& args,
-                             const Signature& signature, TraceRef fn) {
-  SegmentedRun run(state, args, signature);
+                             const Signature& signature, TraceRef fn, std::span<const int64_t> symbolValues) {
+  SegmentedRun run(state, args, signature, symbolValues);
   return run.run(fn);
 }
 

@@ -96,7 +96,8 @@ Sample takeApart(Trace trace) {
 /// The lambda's trace for arguments of `types`, or why there is none (an error the lambda
 /// raised at these sizes, a graph break).
 std::optional<Trace> record(TraceRef fn, const std::vector<graph::TensorType>& types, Device device,
-                            const std::vector<int>& donated, std::string& whyNot, bool* lambdaFailed = nullptr) {
+                            const std::vector<int>& donated, std::string& whyNot, bool* lambdaFailed = nullptr,
+                            bool* graphBreak = nullptr) {
   auto tracer = std::make_shared<Tracer>(types.size());
   ThrowOnBreak onBreak;
   tracer->setBreakHandler(&onBreak);
@@ -109,6 +110,7 @@ std::optional<Trace> record(TraceRef fn, const std::vector<graph::TensorType>& t
     tracer->setOutputs(fn(args));
   } catch (const ProbeBreak& b) {
     tracer->finish();
+    if (graphBreak) *graphBreak = true;
     whyNot = "the lambda has a graph break (" + b.event.what + " at " + b.event.loc.str() +
              "), so its segments would have to run at every size";
     return std::nullopt;
@@ -271,7 +273,7 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
   const Sample* first = nullptr;  // the call's sizes' sample, which the others must match
   auto sampleAt = [&](const std::vector<int64_t>& sizes, std::optional<Sample>& into, bool* lambdaFailed = nullptr) -> bool {
     std::string why;
-    std::optional<Trace> t = record(fn, dims.withSizes(types, sizes), device, donated, why, lambdaFailed);
+    std::optional<Trace> t = record(fn, dims.withSizes(types, sizes), device, donated, why, lambdaFailed, &result.graphBreak);
     ++result.traces;
     if (!t) {
       result.whyNot = "traced with " + sizesText(names, sizes, fixed) + ": " + why;
@@ -354,31 +356,15 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
   for (size_t b = 0; b < varied.size(); ++b) grid[size_t(1) << b] = std::move(alone[varied[b]]);
 
   auto build = [&](const std::vector<SizeExpr>& fitted) {
-    SymbolicTrace st{grid[0]->trace, {}, names, {}, {}, fixed, sameAs, grid[0]->structure, fitted};
     // A fixed symbol holds at its size only; the others from 2 (a size of 1 broadcasts where
     // larger ones do not: a variant of its own).
+    std::vector<int64_t> min, max;
     for (size_t s = 0; s < count; ++s) {
       const size_t r = sameAs[s] >= 0 ? static_cast<size_t>(sameAs[s]) : s;
-      st.min.push_back(fixed[s] ? values[s] : lo[r]);
-      st.max.push_back(fixed[s] ? values[s] : hi[r]);
+      min.push_back(fixed[s] ? values[s] : lo[r]);
+      max.push_back(fixed[s] ? values[s] : hi[r]);
     }
-    st.nodes.resize(st.trace.nodes.size());
-    for (size_t k = 0; k < slots; ++k) {
-      const SlotPlace& p = grid[0]->places[k];
-      SymbolicNode& node = st.nodes[p.node];
-      const std::string_view field = p.field;
-      if (field == "value") {
-        node.value = fitted[k];
-        continue;
-      }
-      std::vector<SizeExpr>& v = field == "extent"  ? node.dims
-                                 : field == "shape" ? node.shape
-                                 : field == "start" ? node.starts
-                                 : field == "limit" ? node.limits
-                                                    : node.steps;
-      v.push_back(fitted[k]);
-    }
-    result.trace = std::move(st);
+    result.trace = symbolicTraceOf(grid[0]->trace, fitted, names, min, max, fixed, sameAs);
   };
   if (varied.empty()) {  // nothing varies: every size is the call's
     build(std::vector<SizeExpr>(grid[0]->slots.begin(), grid[0]->slots.end()));
@@ -420,6 +406,36 @@ SymbolicInference inferSymbolicTrace(TraceRef fn, const std::vector<graph::Tenso
 
   build(fitted);
   return result;
+}
+
+TraceSizes traceSizes(const Trace& trace) {
+  Sample sample = takeApart(trace);
+  return {std::move(sample.structure), std::move(sample.slots)};
+}
+
+SymbolicTrace symbolicTraceOf(Trace trace, std::vector<SizeExpr> fitted, std::vector<std::string> names,
+                              std::vector<int64_t> min, std::vector<int64_t> max, std::vector<bool> fixed,
+                              std::vector<int> sameAs) {
+  Sample sample = takeApart(std::move(trace));
+  SymbolicTrace st{std::move(sample.trace), {}, std::move(names), std::move(min), std::move(max), std::move(fixed),
+                   std::move(sameAs), std::move(sample.structure), std::move(fitted)};
+  st.nodes.resize(st.trace.nodes.size());
+  for (size_t k = 0; k < sample.places.size() && k < st.slots.size(); ++k) {
+    const SlotPlace& p = sample.places[k];
+    SymbolicNode& node = st.nodes[p.node];
+    const std::string_view field = p.field;
+    if (field == "value") {
+      node.value = st.slots[k];
+      continue;
+    }
+    std::vector<SizeExpr>& v = field == "extent"  ? node.dims
+                               : field == "shape" ? node.shape
+                               : field == "start" ? node.starts
+                               : field == "limit" ? node.limits
+                                                  : node.steps;
+    v.push_back(st.slots[k]);
+  }
+  return st;
 }
 
 std::string checkSymbolicTrace(const SymbolicTrace& st, TraceRef fn, const std::vector<graph::TensorType>& types,

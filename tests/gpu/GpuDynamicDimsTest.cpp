@@ -325,6 +325,39 @@ TEST(GpuDynamicDims, ADecoderPrefillIsRightAtEveryPromptLength) {
   EXPECT_EQ(r.graphs.size(), 1u) << r.str();
 }
 
+// A graph break over dynamic dims (a sum read on the host picks the next ops): each segment
+// structure is fitted from the calls' sizes and compiled once for the range (SegmentFit.h), a
+// symbolic plan run at each call's sizes; every result against the CPU reference.
+TEST(GpuDynamicDims, SegmentsBetweenGraphBreaksCompileOnceForTheRange) {
+  if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
+  auto reference = [](const Tensor& x) {
+    Tensor y = tg::tanh(x) * 2.0f;
+    const float m = tg::sum(y).item<float>();
+    Tensor z = m > 0 ? y * 3.0f + 1.0f : y - 1.0f;
+    return tg::softmax(z, -1);
+  };
+  auto f = tg::jit(reference, {.dynamic = {{0, 0, tg::Dim("rows", 1, 4096)}}});
+  uint64_t seed = 1300;
+  const std::vector<int64_t> sizes = {5, 9, 17, 33, 64, 100, 257, 2, 3, 4095, 4096, 77, 1, 128, 13, 3000, 7};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    SCOPED_TRACE("rows " + std::to_string(sizes[i]));
+    // Sums far from 0 (every third negative), so that the device and the reference pick the
+    // same branch.
+    Tensor x = tg::randn({sizes[i], 256}, DType::F32, seed++, Device::CPU) + (i % 3 == 2 ? -2.0f : 2.0f);
+    const Tensor got = f(x.to(Device::CUDA)).to(Device::CPU);
+    Tolerance tol;
+    tol.f32Ulps = 16;
+    tol.rel = 1e-5;
+    tol.abs = 1e-6;
+    tol.rule = "f32 tanh, exp and the softmax's sum on the device against the CPU reference";
+    compare(got, reference(x), tol);
+  }
+  const tg::JitReport r = f.report();
+  size_t once = 0;
+  for (const std::string& line : r.symbolicSizes) once += line.find("compiled once for every size") != std::string::npos;
+  EXPECT_GE(once, 3u) << r.str();
+}
+
 TEST(GpuDynamicDims, ASweepOfSizesCompilesOncePerVariant) {
   if (!tg::cuda_available()) GTEST_SKIP() << "no GPU";
   auto f = tg::jit([](const Tensor& a, const Tensor& b) { return readmeChain(a, b); },

@@ -12,7 +12,9 @@
 #include "tg/Frontend/SymbolicTrace.h"
 #include "tg/Frontend/Tracer.h"
 
+#include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,21 @@ struct SegmentedResult {
   std::vector<CaptureSource> sources;
 };
 
+/// Dynamic dims with graph breaks (SegmentFit.h): one segment structure, with the symbols it
+/// saw at a size of 1 held there. Its samples (the sizes of the calls that traced it, at most
+/// kSamples distinct ones, and its sizes there) and the fits compiled from them.
+struct ObservedSegment {
+  static constexpr size_t kSamples = 24;
+  std::vector<std::vector<int64_t>> values;
+  std::vector<std::vector<int64_t>> slots;
+  struct Fit {
+    std::shared_ptr<const SymbolicTrace> trace;  ///< min == max for the symbols it holds
+    CompiledGraph* graph = nullptr;
+  };
+  std::vector<Fit> fits;
+  bool gaveUp = false;  ///< no fit from kSamples samples, or one that did not compile
+};
+
 struct JitState {
   JitOptions options;
   /// options.donate sorted, without repeats (checked against each call's arity).
@@ -85,6 +102,12 @@ struct JitState {
   /// symbols' sizes in the current call (scratch: the per-call path allocates nothing).
   std::vector<std::unique_ptr<Entry>> symbolicEntries;
   std::vector<int64_t> symbolValues;
+  /// Dynamic dims, and the lambda has a graph break: calls run the lambda (one Entry for all
+  /// their signatures), and its segments are compiled once for the sizes they follow from the
+  /// calls that traced them (`segments`, by structure and held symbols).
+  bool dynamicBreaks = false;
+  std::unique_ptr<Entry> segmentedEntry;
+  std::map<std::string, ObservedSegment> segments;
   Entry* last = nullptr;
   /// Every graph compiled for this function (GraphCache.h).
   GraphCache graphs{options, name};
@@ -97,7 +120,8 @@ struct JitState {
 
 /// Runs the lambda with tracing, cutting the trace at every graph break: each segment is
 /// compiled (or found) and run, and the tensors the lambda still holds become concrete.
+/// `symbolValues`: the call's sizes of the function's symbols (empty without dynamic dims).
 SegmentedResult runSegmented(JitState& state, const std::vector<Tensor>& args,
-                             const Signature& signature, TraceRef fn);
+                             const Signature& signature, TraceRef fn, std::span<const int64_t> symbolValues = {});
 
 }  // namespace tg::detail

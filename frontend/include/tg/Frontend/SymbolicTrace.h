@@ -79,7 +79,26 @@ struct SymbolicInference {
   std::string whyNot;
   /// Traces recorded (the call's sizes included).
   int traces = 0;
+  /// The lambda has a graph break: its segments are fitted from the calls instead
+  /// (SegmentFit.h).
+  bool graphBreak = false;
 };
+
+/// A trace taken apart: its structure (the structural key with every size zeroed) and its
+/// sizes in slot order (each node's extents, shape, starts, limits and steps, then the value
+/// of a splat holding an integer).
+struct TraceSizes {
+  std::string structure;
+  std::vector<int64_t> slots;
+};
+TraceSizes traceSizes(const Trace& trace);
+
+/// The symbolic trace of `trace` whose slots (traceSizes' order) are `fitted`: the symbols'
+/// names, each one's range [min, max] (a fixed one's is its size), which are fixed, and the
+/// symbols they take their size from (SymbolicTrace::sameAs).
+SymbolicTrace symbolicTraceOf(Trace trace, std::vector<SizeExpr> fitted, std::vector<std::string> names,
+                              std::vector<int64_t> min, std::vector<int64_t> max, std::vector<bool> fixed,
+                              std::vector<int> sameAs);
 
 /// Traces `fn` for arguments of `types` on `device` at the symbols' sizes `values` and at
 /// probe sizes, and fits the trace's numbers as polynomials of the symbols (see above).
