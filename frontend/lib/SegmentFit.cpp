@@ -8,8 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tg/Frontend/SegmentFit.h"
+#include "tg/Support/Error.h"
 
 #include <cmath>
+#include <optional>
 #include <utility>
 
 namespace tg::detail {
@@ -113,17 +115,29 @@ std::optional<std::vector<SizeExpr>> fitObservedSizes(std::span<const std::vecto
     }
   std::vector<SizeExpr> out;
   out.reserve(slotCount);
-  for (size_t k = 0; k < slotCount; ++k) {
-    SizeExpr e(slots[0][k]);
-    for (unsigned t = 1; t < terms; ++t) {
-      if (coef[k][t] == 0) continue;
-      SizeExpr p(coef[k][t]);
-      for (size_t b = 0; b < varied.size(); ++b)
-        if (t & (1u << b)) p = p * (SizeExpr::symbol(varied[b]) - SizeExpr(base[static_cast<size_t>(varied[b])]));
-      e = e + p;
+  try {  // (SizeExpr's arithmetic throws where a coefficient overflows)
+    for (size_t k = 0; k < slotCount; ++k) {
+      SizeExpr e(slots[0][k]);
+      for (unsigned t = 1; t < terms; ++t) {
+        if (coef[k][t] == 0) continue;
+        SizeExpr p(coef[k][t]);
+        for (size_t b = 0; b < varied.size(); ++b)
+          if (t & (1u << b)) p = p * (SizeExpr::symbol(varied[b]) - SizeExpr(base[static_cast<size_t>(varied[b])]));
+        e = e + p;
+      }
+      out.push_back(e);
     }
-    out.push_back(e);
+  } catch (const Error&) {
+    whyNot = "a coefficient of the segment's sizes overflows int64";
+    return std::nullopt;
   }
+  // The expanded polynomials once more, as the jit evaluates them.
+  for (size_t o = 0; o < n; ++o)
+    for (size_t k = 0; k < slotCount; ++k)
+      if (out[k].evaluate(values[o]) != std::optional<int64_t>(slots[o][k])) {
+        whyNot = "size " + std::to_string(k) + " of the segment is not its expanded polynomial's value (out of range)";
+        return std::nullopt;
+      }
   return out;
 }
 
