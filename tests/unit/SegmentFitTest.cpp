@@ -136,4 +136,36 @@ TEST(DynamicDims, AFittedSegmentNeverServesACallWhoseTraceItDoesNotGive) {
   EXPECT_TRUE(fitted) << r.str();
 }
 
+// A simulation's loop: each step a graph break (is it converged yet?), a data-dependent number
+// of steps, over a dynamic batch and length. The step's segment is one structure at every size
+// and iteration: fitted once (over both dims, which takes sizes that separate b, s and b*s),
+// then every step of every later call runs it.
+TEST(DynamicDims, ALoopWithABreakEachStepFitsItsStepOnce) {
+  auto simulate = [](const Tensor& x) {
+    Tensor u = x;
+    for (int step = 0; step < 50; ++step) {
+      u = u * 0.5f + tg::tanh(u) * 0.25f;
+      if (tg::max(tg::abs(u)).item<float>() < 0.05f) break;
+    }
+    return tg::reshape(u, {u.shape()[0] * u.shape()[1]});
+  };
+  auto f = tg::jit(simulate, tg::JitOptions{.dynamic = {{0, 0, tg::Dim("b", 1, 64)}, {0, 1, tg::Dim("s", 1, 1024)}}});
+  uint64_t seed = 300;
+  size_t graphsBefore = 0;
+  const std::vector<std::pair<int64_t, int64_t>> sizes = {{2, 8},  {3, 8},   {2, 9},  {4, 11}, {5, 3},
+                                                          {7, 100}, {9, 17}, {64, 1024}, {13, 5}, {6, 6}};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    auto [b, sl] = sizes[i];
+    Tensor x = tg::randn({b, sl}, DType::F32, seed++, tg::Device::CPU) * 3.0f;
+    EXPECT_EQ(f(x).to_vector<float>(), simulate(x).to_vector<float>()) << b << " x " << sl;
+    if (i == 6) graphsBefore = f.report().graphs.size();
+  }
+  const tg::JitReport r = f.report();
+  EXPECT_EQ(r.graphs.size(), graphsBefore) << r.str();  // the last 3 calls compile nothing
+  bool fitted = false;
+  for (const std::string& line : r.symbolicSizes) fitted = fitted || contains(line, "compiled once for every size");
+  EXPECT_TRUE(fitted) << r.str();
+  EXPECT_TRUE(contains(r.str(), "b in [2, 64], s in [2, 1024]")) << r.str();
+}
+
 }  // namespace
