@@ -154,12 +154,24 @@ class SegmentedRun : public BreakHandler {
     if (seen) return nullptr;  // these sizes fit nothing compiled: this call compiles for them
     seg.values.push_back(values_);
     seg.slots.push_back(sizes.slots);
-    // The symbols the samples vary (from 2); the others are held at their one size.
-    std::vector<int> varied;
+    // The symbols the samples vary (from 2); the others are held at their one size. A symbol
+    // of the same size as an earlier varied one in every sample takes that one's size
+    // (SymbolicTrace::sameAs): the fit cannot tell them apart, and a call where they differ
+    // does not get this segment's trace from the fit (its own sizes are checked above).
+    std::vector<int> varied, sameAs(values_.size(), -1);
     for (size_t s = 0; s < values_.size(); ++s) {
       bool varies = false;
       for (const std::vector<int64_t>& v : seg.values) varies = varies || v[s] != values_[s];
-      if (varies && values_[s] >= 2) varied.push_back(static_cast<int>(s));
+      if (!varies || values_[s] < 2) continue;
+      for (int r : varied) {
+        bool equal = true;
+        for (const std::vector<int64_t>& v : seg.values) equal = equal && v[s] == v[static_cast<size_t>(r)];
+        if (equal) {
+          sameAs[s] = r;
+          break;
+        }
+      }
+      if (sameAs[s] < 0) varied.push_back(static_cast<int>(s));
     }
     const std::string what = "graph segment " + std::to_string(segment_) + " (" + std::to_string(trace.nodes.size()) +
                              " nodes, after " + std::to_string(seg.values.size()) + " sizes): ";
@@ -182,13 +194,19 @@ class SegmentedRun : public BreakHandler {
     std::vector<int64_t> min, max;
     std::vector<bool> fixed;
     for (size_t s = 0; s < values_.size(); ++s) {
-      const bool isVaried = std::find(varied.begin(), varied.end(), static_cast<int>(s)) != varied.end();
+      const bool isVaried = sameAs[s] >= 0 || std::find(varied.begin(), varied.end(), static_cast<int>(s)) != varied.end();
       fixed.push_back(!isVaried);
       min.push_back(isVaried ? std::max<int64_t>(symbols[s].min, 2) : values_[s]);
       max.push_back(isVaried ? symbols[s].max : values_[s]);
     }
-    SymbolicTrace fit = symbolicTraceOf(trace, std::move(*fitted), state_.dynamic.names(), min, max, fixed,
-                                        std::vector<int>(values_.size(), -1));
+    for (size_t s = 0; s < values_.size(); ++s)  // equal symbols: both over the overlap of their ranges
+      if (sameAs[s] >= 0) {
+        const size_t r = static_cast<size_t>(sameAs[s]);
+        min[r] = min[s] = std::max(min[r], min[s]);
+        max[r] = max[s] = std::min(max[r], max[s]);
+      }
+    SymbolicTrace fit =
+        symbolicTraceOf(trace, std::move(*fitted), state_.dynamic.names(), min, max, fixed, std::move(sameAs));
     // Kept for the function's life: not this call's tensors (each run gets its call's).
     for (Tensor& c : fit.trace.captures) c = Tensor();
     fit.trace.captureSources.clear();

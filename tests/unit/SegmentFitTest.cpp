@@ -168,4 +168,32 @@ TEST(DynamicDims, ALoopWithABreakEachStepFitsItsStepOnce) {
   EXPECT_TRUE(contains(r.str(), "b in [2, 64], s in [2, 1024]")) << r.str();
 }
 
+// Two Dims the lambda needs equal (x [a, 8] + y [b, 8]) vary together in every call: the fit
+// takes b as a (SymbolicTrace::sameAs) instead of failing to tell them apart, and a call where
+// they differ is the lambda's own shape error, as without dynamic dims.
+TEST(DynamicDims, SegmentsOverTwoDimsTheCallsKeepEqualAreFittedAsOne) {
+  auto fn = [](const Tensor& x, const Tensor& y) {
+    Tensor t = tg::tanh(x) + y;
+    const float m = tg::sum(t).item<float>();
+    return t * (m > 0 ? 2.0f : 3.0f);
+  };
+  auto f = tg::jit(fn, tg::JitOptions{.dynamic = {{0, 0, tg::Dim("a", 1, 256)}, {1, 0, tg::Dim("b", 1, 256)}}});
+  uint64_t seed = 500;
+  size_t graphsBefore = 0;
+  const std::vector<int64_t> rows = {3, 5, 9, 17, 33, 64, 100, 255};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Tensor x = tg::randn({rows[i], 8}, DType::F32, seed++, tg::Device::CPU) + 1.0f;
+    Tensor y = tg::randn({rows[i], 8}, DType::F32, seed++, tg::Device::CPU);
+    EXPECT_EQ(f(x, y).to_vector<float>(), fn(x, y).to_vector<float>()) << "rows = " << rows[i];
+    if (i == 4) graphsBefore = f.report().graphs.size();
+  }
+  const tg::JitReport r = f.report();
+  EXPECT_EQ(r.graphs.size(), graphsBefore) << r.str();  // from the sixth call on, nothing compiles
+  bool fitted = false;
+  for (const std::string& line : r.symbolicSizes) fitted = fitted || contains(line, "compiled once for every size");
+  EXPECT_TRUE(fitted) << r.str();
+  EXPECT_THROW(f(tg::randn({6, 8}, DType::F32, 1, tg::Device::CPU), tg::randn({7, 8}, DType::F32, 2, tg::Device::CPU)),
+               tg::Error);
+}
+
 }  // namespace
