@@ -53,17 +53,16 @@ std::optional<std::vector<SizeExpr>> fitObservedSizes(std::span<const std::vecto
       whyNot = "samples of other sizes";
       return std::nullopt;
     }
-  // The samples' terms; pick `terms` rows that separate them (partial pivoting over the rows).
-  std::vector<std::vector<long double>> a(n, std::vector<long double>(terms));
-  for (size_t o = 0; o < n; ++o)
-    for (unsigned t = 0; t < terms; ++t) a[o][t] = term(t, varied, values[o], base);
-  std::vector<size_t> rows(n);
-  for (size_t o = 0; o < n; ++o) rows[o] = o;
-  std::vector<std::vector<long double>> m = a;
-  // Right-hand sides, one column per slot, eliminated alongside.
+  // The samples' terms; Gauss-Jordan with partial pivoting over the rows puts `terms` rows that
+  // separate them first. The right-hand sides (each slot relative to the first sample) are
+  // eliminated alongside.
+  std::vector<std::vector<long double>> m(n, std::vector<long double>(terms));
   std::vector<std::vector<long double>> y(n, std::vector<long double>(slotCount));
-  for (size_t o = 0; o < n; ++o)
-    for (size_t k = 0; k < slotCount; ++k) y[o][k] = static_cast<long double>(slots[o][k] - slots[0][k]);
+  for (size_t o = 0; o < n; ++o) {
+    for (unsigned t = 0; t < terms; ++t) m[o][t] = term(t, varied, values[o], base);
+    for (size_t k = 0; k < slotCount; ++k)
+      y[o][k] = static_cast<long double>(slots[o][k]) - static_cast<long double>(slots[0][k]);
+  }
   for (unsigned col = 0; col < terms; ++col) {
     size_t pivot = col;
     for (size_t r = col + 1; r < n; ++r)
