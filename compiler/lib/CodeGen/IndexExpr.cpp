@@ -186,16 +186,21 @@ std::string IndexExpr::str(const std::string& suffix) const {
     std::string s = IndexExpr(a).str(suffix);
     return a->kind == Node::Add ? "(" + s + ")" : s;
   };
+  // / and %: a 32-bit index divided by a run-time extent takes the prelude's multiply-high
+  // division (tg_udiv, tg_umod).
+  auto divide = [&](const char* fn, const char* op) {
+    const bool fast = suffix == "u" && !n.name.empty();
+    std::string out = fast ? std::string(fn) + "(" : std::string("(");
+    out += fast ? IndexExpr(n.a).str(suffix) : operand(n.a);
+    out += fast ? ", " : std::string(" ") + op + " ";  // (appends: GCC 12 warns wrongly of a chain of +)
+    out += lit(n.value);
+    return out + ")";
+  };
   switch (n.kind) {
     case Node::Var: return n.name;
     case Node::Const: return lit(n.value);
-    // A 32-bit index divided by a run-time extent: the prelude's multiply-high division.
-    case Node::Div:
-      if (suffix == "u" && !n.name.empty()) return "tg_udiv(" + IndexExpr(n.a).str(suffix) + ", " + lit(n.value) + ")";
-      return "(" + operand(n.a) + " / " + lit(n.value) + ")";
-    case Node::Mod:
-      if (suffix == "u" && !n.name.empty()) return "tg_umod(" + IndexExpr(n.a).str(suffix) + ", " + lit(n.value) + ")";
-      return "(" + operand(n.a) + " % " + lit(n.value) + ")";
+    case Node::Div: return divide("tg_udiv", "/");
+    case Node::Mod: return divide("tg_umod", "%");
     case Node::Mul: return operand(n.a) + " * " + lit(n.value);
     case Node::Add: return IndexExpr(n.a).str(suffix) + " + " + IndexExpr(n.b).str(suffix);
   }
